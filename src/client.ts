@@ -1,0 +1,252 @@
+// The OrgAgent client: configuration, credentials, the two hosts, and the one internal `call` that every
+// resource method goes through (validate → send with retries → typed result or typed error).
+import createClient, { type Client } from "openapi-fetch";
+import type { operations as OperationTypes, paths } from "../generated/openapi.js";
+import { hosts, operations, pathHosts, type HostName, type OperationId } from "../generated/spec-tables.js";
+import { OrgAgentError } from "./core/errors.js";
+import { Log, isLogLevel, type LogLevel, type Logger } from "./core/log.js";
+import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
+import { send, type RequestOptions, type RetryPolicy, type Transport } from "./core/request.js";
+import { validateCall, type OperationRules } from "./core/validate.js";
+import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
+
+export type ApiKeySource = string | (() => string | Promise<string>);
+
+export interface ClientOptions {
+  /** API key or JWT; a function is called before every attempt (for rotating tokens). Default: env ORGAGENT_API_KEY. */
+  apiKey?: ApiKeySource | undefined;
+  /** API host, e.g. `https://api.example.com`. Default: env ORGAGENT_BASE_URL. */
+  baseUrl?: string | undefined;
+  /** App host, which serves readiness reports. Default: env ORGAGENT_APP_URL. Needed only for readiness calls. */
+  appUrl?: string | undefined;
+  /** A fetch implementation; default `globalThis.fetch`. */
+  fetch?: typeof fetch | undefined;
+  /** Headers sent with every request. */
+  headers?: Record<string, string> | undefined;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number | undefined;
+  /** Milliseconds one attempt may take. Default 60,000. */
+  timeout?: number | undefined;
+  /** Milliseconds a whole call may take across attempts. Default: none. */
+  deadline?: number | undefined;
+  /** Longest `Retry-After` honoured, in ms; a longer one gives up at once with RateLimitError. Default 60,000. */
+  maxRetryAfter?: number | undefined;
+  /** Exponential backoff between retries, in ms. Default `{ initial: 500, max: 8000 }`. */
+  backoff?: { initial?: number; max?: number } | undefined;
+  /** Default env ORGAGENT_LOG, else `warn`. */
+  logLevel?: LogLevel | undefined;
+  /** Default `console`. */
+  logger?: Logger | undefined;
+}
+
+type Operations = OperationTypes;
+type JsonContent<T> = T extends { content: { "application/json": infer Body } } ? Body : never;
+/** The parsed body of an operation's success response. */
+export type ResponseBody<O extends OperationId> = {
+  [S in keyof Operations[O]["responses"]]: S extends 200 | 201 | 202 ? JsonContent<Operations[O]["responses"][S]> : never;
+}[keyof Operations[O]["responses"]];
+/** An operation's query parameters. */
+export type QueryParams<O extends OperationId> = Operations[O]["parameters"] extends { query?: infer Q } ? Q : never;
+/** An operation's JSON request body. */
+export type RequestBody<O extends OperationId> = Operations[O] extends { requestBody?: infer B }
+  ? JsonContent<NonNullable<B>>
+  : never;
+
+const ENV = {
+  apiKey: "ORGAGENT_API_KEY",
+  baseUrl: "ORGAGENT_BASE_URL",
+  appUrl: "ORGAGENT_APP_URL",
+  logLevel: "ORGAGENT_LOG",
+} as const;
+
+// Maps the spec's server variables to the options that set them.
+const HOST_OPTIONS: Record<HostName, "baseUrl" | "appUrl"> = { base_url: "baseUrl", app_url: "appUrl" };
+
+export class OrgAgent {
+  readonly analytics: Analytics;
+  readonly readiness: Readiness;
+  readonly enterpriseControls: EnterpriseControls;
+  readonly usageLimits: UsageLimits;
+  readonly sessions: Sessions;
+  readonly computers: Computers;
+  /** The openapi-fetch client typed by the spec's paths; each path goes to the host that serves it. */
+  readonly raw: Client<paths>;
+  readonly baseUrl: string;
+  readonly appUrl: string | undefined;
+
+  // Private fields: util.inspect, JSON.stringify and enumeration never see the credential.
+  readonly #apiKey: ApiKeySource;
+  readonly #headers: Record<string, string>;
+  readonly #transport: Transport;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? env(ENV.apiKey);
+    if (apiKey === undefined || apiKey === "") {
+      throw new OrgAgentError(
+        `Missing API key: pass \`apiKey\` to new OrgAgent({ apiKey }) or set the ${ENV.apiKey} environment variable.`,
+      );
+    }
+    const baseUrl = options.baseUrl ?? env(ENV.baseUrl);
+    if (!baseUrl) {
+      throw new OrgAgentError(
+        `Missing base URL: pass \`baseUrl\` to new OrgAgent({ baseUrl }) or set the ${ENV.baseUrl} environment variable.`,
+      );
+    }
+    this.baseUrl = checkUrl(baseUrl, "baseUrl");
+    const appUrl = options.appUrl ?? env(ENV.appUrl);
+    this.appUrl = appUrl ? checkUrl(appUrl, "appUrl") : undefined;
+    this.#apiKey = apiKey;
+    this.#headers = { Accept: "application/json", ...options.headers };
+
+    const logLevel = options.logLevel ?? env(ENV.logLevel) ?? "warn";
+    if (!isLogLevel(logLevel)) {
+      throw new OrgAgentError(`Invalid logLevel ${JSON.stringify(logLevel)}: use off, error, warn, info or debug.`);
+    }
+    const log = new Log(logLevel, options.logger ?? console, () =>
+      typeof this.#apiKey === "string" ? [this.#apiKey] : [],
+    );
+
+    const inner = createClient<paths>({
+      baseUrl: this.baseUrl,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      pathSerializer: serializePath,
+    });
+    const policy: RetryPolicy = {
+      maxRetries: options.maxRetries ?? 2,
+      timeout: options.timeout ?? 60_000,
+      deadline: options.deadline,
+      maxRetryAfter: options.maxRetryAfter ?? 60_000,
+      backoff: { initial: options.backoff?.initial ?? 500, max: options.backoff?.max ?? 8_000 },
+    };
+    this.#transport = {
+      raw: inner,
+      policy,
+      log,
+      baseUrl: (host) => this.#hostUrl(host as HostName),
+      headers: (extra) => this.#requestHeaders(extra),
+    };
+    this.raw = this.#routedRawClient(inner);
+
+    this.analytics = new Analytics(this);
+    this.readiness = new Readiness(this);
+    this.enterpriseControls = new EnterpriseControls(this);
+    this.usageLimits = new UsageLimits(this);
+    this.sessions = new Sessions(this);
+    this.computers = new Computers(this);
+  }
+
+  /**
+   * Calls an operation by its operationId: validates the input against the spec's bounds, sends it with the
+   * retry policy, and resolves to the parsed body. Resource methods are thin typed wrappers over this.
+   */
+  async call<O extends OperationId>(
+    operationId: O,
+    params: { path?: Record<string, unknown>; query?: Record<string, unknown> },
+    body?: unknown,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<O>> {
+    const op = operations[operationId];
+    validateCall(op as OperationRules, { path: params.path, query: params.query, body });
+    return (await send(this.#transport, op, params, body, options)) as ResponseBody<O>;
+  }
+
+  /** A paginated call: a PagePromise over the operation's `x-pagination` rule. */
+  paginate<O extends OperationId, Item>(
+    operationId: O,
+    query: Record<string, unknown>,
+    options: RequestOptions & PageOptions = {},
+  ): PagePromise<ResponseBody<O>, Item> {
+    const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
+    if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
+    const { maxItems, ...requestOptions } = options;
+    return new PagePromise(rule, query, (pageQuery) => this.call(operationId, { query: pageQuery }, undefined, requestOptions), {
+      maxItems,
+      signal: options.signal,
+    });
+  }
+
+  #hostUrl(host: HostName): string {
+    if (host === "app_url") {
+      if (!this.appUrl) {
+        throw new OrgAgentError(
+          `Missing app URL: readiness reports are served by the app host; pass \`appUrl\` to new OrgAgent({ appUrl }) or set the ${ENV.appUrl} environment variable.`,
+        );
+      }
+      return this.appUrl;
+    }
+    return this.baseUrl;
+  }
+
+  async #requestHeaders(extra?: Record<string, string>): Promise<Record<string, string>> {
+    const key = typeof this.#apiKey === "function" ? await this.#apiKey() : this.#apiKey;
+    if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
+    return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
+  }
+
+  /** openapi-fetch's client with credentials added and each path sent to its own host. */
+  #routedRawClient(inner: Client<paths>): Client<paths> {
+    const routed = (method: string) => async (path: keyof typeof pathHosts, init: any = {}) => {
+      const host = pathHosts[path] as HostName | undefined;
+      const headers = await this.#requestHeaders(init.headers);
+      return inner.request(method as "get", path as any, {
+        ...init,
+        headers,
+        ...(host ? { baseUrl: this.#hostUrl(host) } : {}),
+      });
+    };
+    return {
+      GET: routed("get"),
+      PUT: routed("put"),
+      POST: routed("post"),
+      DELETE: routed("delete"),
+      OPTIONS: routed("options"),
+      HEAD: routed("head"),
+      PATCH: routed("patch"),
+      TRACE: routed("trace"),
+      request: (method: string, path: keyof typeof pathHosts, init?: any) => routed(method)(path, init),
+      use: (...middleware: any[]) => inner.use(...middleware),
+      eject: (...middleware: any[]) => inner.eject(...middleware),
+    } as unknown as Client<paths>;
+  }
+
+  /** Shown by console.log and util.inspect: no credential, ever. */
+  [Symbol.for("nodejs.util.inspect.custom")]() {
+    return `OrgAgent { baseUrl: ${JSON.stringify(this.baseUrl)}, appUrl: ${JSON.stringify(this.appUrl)}, apiKey: *** }`;
+  }
+
+  toJSON() {
+    return { baseUrl: this.baseUrl, appUrl: this.appUrl };
+  }
+}
+
+// Path parameters are always percent-encoded, and a value made only of dots is encoded too, so `..` can never
+// climb out of its segment: `getByName("../sessions")` asks for the computer named `../sessions`.
+function serializePath(pathname: string, params: Record<string, unknown>): string {
+  return pathname.replace(/\{([^{}]+)\}/g, (match, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null) return match;
+    const text = String(value);
+    return /^\.+$/.test(text) ? text.replace(/\./g, "%2E") : encodeURIComponent(text);
+  });
+}
+
+function checkUrl(value: string, option: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new OrgAgentError(`Invalid ${option} ${JSON.stringify(value)}: expected an http(s) URL.`);
+  }
+  return value.replace(/\/+$/, "");
+}
+
+function env(name: string): string | undefined {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+    return value === "" ? undefined : value;
+  } catch {
+    return undefined; // e.g. Deno without --allow-env
+  }
+}
+
+export { hosts };

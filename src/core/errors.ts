@@ -1,0 +1,164 @@
+// Every error the SDK throws is an OrgAgentError. HTTP failures are APIError subclasses chosen by status, so
+// `catch (e) { if (e instanceof RateLimitError) … }` reads like the API's own table of errors.
+
+/** Base class of every error thrown by orgagent. */
+export class OrgAgentError extends Error {
+  override name = "OrgAgentError";
+}
+
+/** Bad input caught before any request was sent. Names the field, the value and what is allowed. */
+export class ValidationError extends OrgAgentError {
+  override name = "ValidationError";
+  constructor(
+    /** Dotted path of the offending field, e.g. `query.limit` or `body.users[3].email`. */
+    readonly field: string,
+    /** The value that was rejected (truncated in the message if long). */
+    readonly value: unknown,
+    /** What the field allows, e.g. `an integer from 1 to 100`. */
+    readonly allowed: string,
+  ) {
+    super(`${field}: ${describeValue(value)} is not allowed; expected ${allowed}`);
+  }
+}
+
+const SNIPPET_LENGTH = 200;
+
+/** The server answered with a non-success status, or with a body that cannot be the documented one. */
+export class APIError extends OrgAgentError {
+  override name = "APIError";
+  /** Problem-details `title`, when the body has one. */
+  readonly title: string | undefined;
+  /** Problem-details `detail`, when the body has one. */
+  readonly detail: string | undefined;
+  /** `requestId` of the body, else of an `x-request-id` header: quote it to support. */
+  readonly requestId: string | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    /** Parsed JSON body, or the raw text when the body was not JSON. */
+    readonly body: unknown,
+    message?: string,
+  ) {
+    const problem = isRecord(body) ? body : {};
+    const title = typeof problem.title === "string" ? problem.title : undefined;
+    const detail = typeof problem.detail === "string" ? problem.detail : undefined;
+    const requestId =
+      (typeof problem.requestId === "string" ? problem.requestId : undefined) ??
+      headers.get("x-request-id") ??
+      undefined;
+    super(message ?? APIError.describe(status, title, detail, body, requestId));
+    this.title = title;
+    this.detail = detail;
+    this.requestId = requestId;
+  }
+
+  private static describe(status: number, title?: string, detail?: string, body?: unknown, requestId?: string) {
+    let text = `${status}`;
+    if (title) text += ` ${title}`;
+    if (detail) text += `: ${detail}`;
+    else if (typeof body === "string" && body.length) text += `: ${snippet(body)}`;
+    if (requestId) text += ` (request ${requestId})`;
+    return text;
+  }
+
+  /** The subclass for a status: BadRequestError for 400, RateLimitError for 429, and so on. */
+  static from(status: number, headers: Headers, body: unknown, message?: string): APIError {
+    const ErrorClass = STATUS_ERRORS[status] ?? (status >= 500 ? InternalServerError : APIError);
+    return new ErrorClass(status, headers, body, message);
+  }
+}
+
+export class BadRequestError extends APIError {
+  override name = "BadRequestError";
+}
+export class AuthenticationError extends APIError {
+  override name = "AuthenticationError";
+}
+export class PermissionDeniedError extends APIError {
+  override name = "PermissionDeniedError";
+}
+export class NotFoundError extends APIError {
+  override name = "NotFoundError";
+}
+export class ConflictError extends APIError {
+  override name = "ConflictError";
+}
+export class UnprocessableEntityError extends APIError {
+  override name = "UnprocessableEntityError";
+}
+export class RateLimitError extends APIError {
+  override name = "RateLimitError";
+  /** How long the server asked to wait, in milliseconds, from `Retry-After` or `retry-after-ms`. */
+  get retryAfter(): number | undefined {
+    return parseRetryAfter(this.headers);
+  }
+}
+export class InternalServerError extends APIError {
+  override name = "InternalServerError";
+}
+
+const STATUS_ERRORS: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/** The request did not get an HTTP response: DNS, refused or reset connection, TLS. */
+export class APIConnectionError extends OrgAgentError {
+  override name = "APIConnectionError";
+  constructor(message = "Connection error.", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** An attempt took longer than `timeout`, or the whole call longer than `deadline`. */
+export class APIConnectionTimeoutError extends APIConnectionError {
+  override name = "APIConnectionTimeoutError";
+  constructor(message = "Request timed out.") {
+    super(message);
+  }
+}
+
+/** The caller's `signal` aborted the call. */
+export class APIUserAbortError extends OrgAgentError {
+  override name = "APIUserAbortError";
+  constructor(message = "Request was aborted.") {
+    super(message);
+  }
+}
+
+/** Milliseconds to wait from `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. */
+export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number.parseFloat(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "a missing value";
+  let text: string;
+  try {
+    text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,57 @@
+// Leveled logging with redaction. The SDK logs through this only, so nothing can print a credential.
+
+export type LogLevel = "off" | "error" | "warn" | "info" | "debug";
+
+/** Anything with console-like methods; `console` is the default. */
+export interface Logger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
+}
+
+const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+const REDACTED_HEADERS = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key"]);
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === "string" && value in LEVELS;
+}
+
+/** Headers as a plain object with credentials replaced by `***`. */
+export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers ?? {});
+  for (const [name, value] of entries) out[name] = REDACTED_HEADERS.has(name.toLowerCase()) ? "***" : value;
+  return out;
+}
+
+export class Log {
+  private readonly threshold: number;
+  constructor(
+    level: LogLevel,
+    private readonly logger: Logger,
+    /** Returns the secrets to scrub from every line, as a last line of defence. */
+    private readonly secrets: () => readonly string[],
+  ) {
+    this.threshold = LEVELS[level];
+  }
+
+  enabled(level: Exclude<LogLevel, "off">): boolean {
+    return LEVELS[level] <= this.threshold;
+  }
+
+  write(level: Exclude<LogLevel, "off">, message: string, details?: Record<string, unknown>): void {
+    if (!this.enabled(level)) return;
+    let line = details ? `${message} ${safeJSON(details)}` : message;
+    for (const secret of this.secrets()) if (secret) line = line.split(secret).join("***");
+    this.logger[level](`[orgagent] ${line}`);
+  }
+}
+
+function safeJSON(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}

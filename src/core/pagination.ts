@@ -1,0 +1,137 @@
+// Auto-pagination driven by each operation's `x-pagination` rule in the spec.
+// `await page` gives the first page; `for await (const item of page)` every item; `.pages()` every page.
+import { APIUserAbortError, OrgAgentError, isRecord } from "./errors.js";
+
+/** The `x-pagination` extension of a list operation, as emitted into generated/spec-tables.ts. */
+export interface PaginationRule {
+  /** Property of the page that holds the items. */
+  readonly items: string;
+  /** Query parameter that takes the cursor of the next page. */
+  readonly cursorParam: string;
+  /** Query parameter that sets the page size. */
+  readonly limitParam?: string;
+  /** Dotted path of the next cursor in the page (cursor style). */
+  readonly nextCursor?: string;
+  /** Dotted path of the "more pages exist" flag in the page (cursor style). */
+  readonly hasMore?: string;
+  /** Field of the last item that is the next cursor (no cursor field in the page). */
+  readonly cursorFromLastItem?: string;
+}
+
+/** Options of a paginated call, on top of the usual request options. */
+export interface PageOptions {
+  /** Stop iterating items after this many (pages are not fetched past it). */
+  maxItems?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** The list ended in a way that would loop or that cannot be continued. */
+export class PaginationError extends OrgAgentError {
+  override name = "PaginationError";
+}
+
+type FetchPage<Page> = (query: Record<string, unknown>) => Promise<Page>;
+
+export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable<Item> {
+  #first: Promise<Page> | undefined;
+
+  constructor(
+    private readonly rule: PaginationRule,
+    private readonly query: Record<string, unknown>,
+    private readonly fetchPage: FetchPage<Page>,
+    private readonly options: PageOptions = {},
+  ) {}
+
+  /** The first page, fetched once however often it is awaited. */
+  private first(): Promise<Page> {
+    return (this.#first ??= this.fetchPage(this.query));
+  }
+
+  then<A = Page, B = never>(
+    onFulfilled?: ((page: Page) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.first().then(onFulfilled, onRejected);
+  }
+
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page | B> {
+    return this.first().catch(onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<Page> {
+    return this.first().finally(onFinally);
+  }
+
+  /** Every page, following the operation's paging rule, starting with the first. */
+  async *pages(): AsyncGenerator<Page, void, undefined> {
+    const { rule } = this;
+    let query = this.query;
+    const seen = new Set<string>();
+    const initial = query[rule.cursorParam];
+    if (typeof initial === "string") seen.add(initial);
+    let page = await this.first();
+    for (;;) {
+      yield page;
+      const next = this.nextCursor(page, query);
+      if (next === undefined) return;
+      if (seen.has(next)) {
+        throw new PaginationError(`The server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop.`);
+      }
+      seen.add(next);
+      this.throwIfAborted();
+      query = { ...query, [rule.cursorParam]: next };
+      page = await this.fetchPage(query);
+    }
+  }
+
+  /** Every item of every page, up to `maxItems`. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    const max = this.options.maxItems ?? Infinity;
+    if (max <= 0) return;
+    let count = 0;
+    for await (const page of this.pages()) {
+      for (const item of itemsOf<Item>(page, this.rule)) {
+        this.throwIfAborted();
+        yield item;
+        if (++count >= max) return;
+      }
+    }
+  }
+
+  /** The cursor of the page after `page`, or undefined when `page` is the last. */
+  private nextCursor(page: Page, query: Record<string, unknown>): string | undefined {
+    const { rule } = this;
+    const items = itemsOf<unknown>(page, rule);
+    if (rule.cursorFromLastItem) {
+      // No "more" flag: an empty page, or one shorter than the requested size, is the last.
+      const limit = rule.limitParam ? query[rule.limitParam] : undefined;
+      if (items.length === 0 || (typeof limit === "number" && items.length < limit)) return undefined;
+      const cursor = (items[items.length - 1] as Record<string, unknown>)?.[rule.cursorFromLastItem];
+      if (typeof cursor !== "string" || !cursor) {
+        throw new PaginationError(`The last item has no \`${rule.cursorFromLastItem}\` to continue from.`);
+      }
+      return cursor;
+    }
+    if (!at(page, rule.hasMore)) return undefined;
+    const cursor = at(page, rule.nextCursor);
+    if (typeof cursor !== "string" || !cursor) {
+      throw new PaginationError(`The page says there is more but has no \`${rule.nextCursor}\` to continue from.`);
+    }
+    return cursor;
+  }
+
+  private throwIfAborted() {
+    if (this.options.signal?.aborted) throw new APIUserAbortError();
+  }
+}
+
+function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
+  const items = at(page, rule.items);
+  return Array.isArray(items) ? (items as Item[]) : [];
+}
+
+function at(value: unknown, path: string | undefined): unknown {
+  if (!path) return undefined;
+  for (const key of path.split(".")) value = isRecord(value) ? value[key] : undefined;
+  return value;
+}

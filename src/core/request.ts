@@ -1,0 +1,322 @@
+// One call = one or more attempts through openapi-fetch. This file owns the policy between attempts:
+// per-attempt timeout, overall deadline, abort, which failures are retried, backoff and Retry-After.
+// A retry calls openapi-fetch again (a consumed Request is never re-sent).
+import type { Client } from "openapi-fetch";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  isRecord,
+  parseRetryAfter,
+  snippet,
+} from "./errors.js";
+import type { Log } from "./log.js";
+
+/** Options every method accepts as its last argument, and the client as defaults. */
+export interface RequestOptions {
+  /** Aborts the call at once, also during a backoff wait, with APIUserAbortError. */
+  signal?: AbortSignal | undefined;
+  /** Milliseconds one attempt may take. Default 60,000. */
+  timeout?: number | undefined;
+  /** Milliseconds the whole call may take across attempts and waits. Default: none. */
+  deadline?: number | undefined;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number | undefined;
+  /** Extra request headers for this call. */
+  headers?: Record<string, string> | undefined;
+  /**
+   * Treat this call as safe to repeat. Writes that are not idempotent (creating a session, sending a message,
+   * retrying install-deps) are otherwise retried only when the server surely did not act on them (429, or a
+   * connection that failed before the request was sent); set this to accept a possible duplicate.
+   */
+  idempotent?: boolean | undefined;
+}
+
+export interface RetryPolicy {
+  maxRetries: number;
+  timeout: number;
+  deadline: number | undefined;
+  /** Longest Retry-After honoured, in ms; a longer one gives up at once. */
+  maxRetryAfter: number;
+  /** Exponential backoff: first delay and cap, in ms (jittered down by up to 25%). */
+  backoff: { initial: number; max: number };
+}
+
+/** What an operation looks like to the transport: the generated spec table's entry. */
+export interface OperationSpec {
+  readonly method: string;
+  readonly path: string;
+  readonly host: string;
+  readonly response?: { readonly type?: string; readonly envelope?: { readonly [name: string]: string } };
+}
+
+export interface Transport {
+  readonly raw: Client<any>;
+  readonly policy: RetryPolicy;
+  readonly log: Log;
+  baseUrl(host: string): string;
+  headers(extra?: Record<string, string>): Promise<Record<string, string>>;
+}
+
+export interface CallParams {
+  path?: Record<string, unknown> | undefined;
+  query?: Record<string, unknown> | undefined;
+}
+
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+// fetch failures that happen before a single byte of the request can have left this machine.
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+export async function send(
+  transport: Transport,
+  op: OperationSpec,
+  params: CallParams,
+  body: unknown,
+  options: RequestOptions = {},
+): Promise<unknown> {
+  const policy = transport.policy;
+  const maxRetries = options.maxRetries ?? policy.maxRetries;
+  const timeout = options.timeout ?? policy.timeout;
+  const deadline = options.deadline ?? policy.deadline;
+  const idempotent = options.idempotent ?? (op.method === "GET" || op.method === "PUT");
+  const signal = options.signal;
+  const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
+  const baseUrl = transport.baseUrl(op.host);
+  const label = `${op.method} ${op.path}`;
+  const { log } = transport;
+
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw new APIUserAbortError();
+    const remaining = deadlineAt - performance.now();
+    if (remaining <= 0) throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded.`);
+    const headers = await transport.headers(options.headers);
+    const attemptTimeout = Math.min(timeout, remaining);
+    const started = performance.now();
+    if (log.enabled("debug")) log.write("debug", `→ ${label}`, { attempt: attempt + 1, params });
+
+    const outcome = await attemptOnce(transport.raw, op, baseUrl, params, body, headers, signal, attemptTimeout);
+    if (log.enabled("debug")) {
+      log.write("debug", `← ${label}`, {
+        status: outcome.status,
+        ms: Math.round(performance.now() - started),
+        ...(outcome.error ? { error: outcome.error.name } : {}),
+      });
+    }
+    if (!outcome.error) return outcome.data;
+
+    const error = outcome.error;
+    if (error instanceof APIUserAbortError) throw error;
+    const retryable = isRetryable(outcome, idempotent);
+    if (!retryable) throw error;
+    if (attempt >= maxRetries) {
+      log.write("warn", `${label} failed after ${attempt + 1} attempts: ${error.message}`);
+      throw error;
+    }
+    const retryAfter = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
+    if (retryAfter !== undefined && retryAfter > policy.maxRetryAfter) {
+      log.write("warn", `${label}: server asked to wait ${retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
+      throw error;
+    }
+    const delay = retryAfter ?? backoffDelay(attempt, policy.backoff);
+    if (performance.now() + delay >= deadlineAt) throw error;
+    log.write("info", `${label}: ${error.message}; retrying in ${Math.round(delay)} ms`, {
+      attempt: attempt + 2,
+      of: maxRetries + 1,
+    });
+    await sleep(delay, signal);
+  }
+}
+
+/** Whether a failed attempt may be repeated without risking a second write. */
+function isRetryable(outcome: AttemptOutcome, idempotent: boolean): boolean {
+  const { error } = outcome;
+  // A cut-off body means the server received and answered the request.
+  if (outcome.bodyIncomplete) return idempotent;
+  // 429 means the server refused the request before acting on it, so even a write may repeat it.
+  if (error instanceof APIError) return RETRYABLE_STATUS(error.status) && (idempotent || error.status === 429);
+  // Includes per-attempt timeouts: the request may have been received, so only a connection that never
+  // carried it lets a write go again.
+  if (error instanceof APIConnectionError) return idempotent || outcome.notSent === true;
+  return false;
+}
+
+interface AttemptOutcome {
+  status?: number;
+  data?: unknown;
+  error?: Error;
+  /** The connection failed before the request could have been sent. */
+  notSent?: boolean;
+  /** The status line arrived but the body was cut off. */
+  bodyIncomplete?: boolean;
+}
+
+async function attemptOnce(
+  raw: Client<any>,
+  op: OperationSpec,
+  baseUrl: string,
+  params: CallParams,
+  body: unknown,
+  headers: Record<string, string>,
+  signal: AbortSignal | undefined,
+  timeout: number,
+): Promise<AttemptOutcome> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeout);
+  const interrupted = (): AttemptOutcome | undefined =>
+    signal?.aborted
+      ? { error: new APIUserAbortError() }
+      : timedOut
+        ? { error: new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`) }
+        : undefined;
+  try {
+    let result;
+    try {
+      result = await raw.request(op.method.toLowerCase() as "get", op.path, {
+        baseUrl,
+        params,
+        body,
+        headers,
+        signal: controller.signal,
+        parseAs: "stream",
+      });
+    } catch (cause) {
+      return (
+        interrupted() ?? {
+          error: new APIConnectionError(connectionMessage(cause), { cause }),
+          notSent: wasNotSent(cause),
+        }
+      );
+    }
+    const { response } = result;
+    if (!response.ok) {
+      return { status: response.status, error: APIError.from(response.status, response.headers, result.error) };
+    }
+    let text = "";
+    try {
+      text = result.data ? await readText(result.data as ReadableStream<Uint8Array>) : "";
+    } catch (cause) {
+      const partial = cause instanceof IncompleteBody ? cause.partial : "";
+      return (
+        interrupted() ?? {
+          status: response.status,
+          bodyIncomplete: true,
+          error: new APIError(
+            response.status,
+            response.headers,
+            partial,
+            `${response.status}: the response body was cut off after ${partial.length} characters${partial ? `: ${snippet(partial)}` : ""}`,
+          ),
+        }
+      );
+    }
+    return { status: response.status, ...parseBody(op, response, text) };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Parses a success body; anything but JSON of the documented top-level shape is an APIError. */
+function parseBody(op: OperationSpec, response: Response, text: string): { data?: unknown; error?: APIError } {
+  const malformed = (why: string) => ({
+    error: new APIError(
+      response.status,
+      response.headers,
+      text,
+      `${response.status}: ${why}${text ? `: ${snippet(text)}` : ""}`,
+    ),
+  });
+  if (!text.trim()) return malformed("the response body is empty, expected JSON");
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    const type = response.headers.get("content-type") ?? "no content type";
+    return malformed(`the response body is not valid JSON (${type})`);
+  }
+  const shape = op.response;
+  if (shape?.type === "object") {
+    if (!isRecord(data)) return malformed("expected a JSON object");
+    for (const [name, kind] of Object.entries(shape.envelope ?? {})) {
+      const value = data[name];
+      const ok = kind === "array" ? Array.isArray(value) : isRecord(value);
+      if (!ok) return malformed(`expected \`${name}\` to be an ${kind}`);
+    }
+  }
+  return { data };
+}
+
+class IncompleteBody extends Error {
+  constructor(readonly partial: string, cause: unknown) {
+    super("incomplete body", { cause });
+  }
+}
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch (cause) {
+    throw new IncompleteBody(text, cause);
+  }
+  return text + decoder.decode();
+}
+
+function wasNotSent(error: unknown): boolean {
+  for (let e: any = error, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (NOT_SENT_CODES.has(e.code)) return true;
+    if (Array.isArray(e.errors) && e.errors.length && e.errors.every((inner: any) => NOT_SENT_CODES.has(inner?.code))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function connectionMessage(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
+    if (e.code || e.message) parts.push(e.code ? `${e.message ?? ""} (${e.code})`.trim() : e.message);
+  }
+  return `Connection error: ${parts.join(": ") || "fetch failed"}`;
+}
+
+export function backoffDelay(attempt: number, backoff: { initial: number; max: number }): number {
+  const base = Math.min(backoff.max, backoff.initial * 2 ** attempt);
+  return base * (1 - 0.25 * Math.random());
+}
+
+/** A wait that ends early, with APIUserAbortError, when `signal` aborts; leaves no timer or listener behind. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIUserAbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

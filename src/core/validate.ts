@@ -1,0 +1,192 @@
+// Checks a call's parameters and body against the bounds the spec states (generated/spec-tables.ts), so bad
+// input fails fast with a ValidationError that names the field, the value and what is allowed. Nothing here
+// knows a bound itself: every number comes from the spec.
+import { ValidationError, isRecord } from "./errors.js";
+
+/** The validation-relevant subset of a JSON Schema, as emitted into generated/spec-tables.ts. */
+export interface FieldRule {
+  readonly type?: string | readonly string[];
+  readonly format?: string;
+  readonly pattern?: string;
+  readonly enum?: readonly unknown[];
+  readonly const?: unknown;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly required?: readonly string[];
+  readonly properties?: { readonly [name: string]: FieldRule };
+  readonly items?: FieldRule;
+  readonly dateRange?: { readonly earliest?: string; readonly latest?: string; readonly notBefore?: string };
+}
+
+export interface ParamRule {
+  readonly in: string;
+  readonly required: boolean;
+  readonly schema: FieldRule;
+}
+
+export interface OperationRules {
+  readonly params: { readonly [name: string]: ParamRule };
+  readonly body?: { readonly required: boolean; readonly schema: FieldRule };
+}
+
+export interface CallInput {
+  path?: Record<string, unknown> | undefined;
+  query?: Record<string, unknown> | undefined;
+  body?: unknown;
+}
+
+/** Throws a ValidationError for the first parameter or body field that breaks the operation's rules. */
+export function validateCall(rules: OperationRules, input: CallInput, now = new Date()): void {
+  for (const [name, param] of Object.entries(rules.params)) {
+    const values = (param.in === "path" ? input.path : param.in === "query" ? input.query : undefined) ?? {};
+    const value = values[name];
+    const field = `${param.in}.${name}`;
+    if (value === undefined || value === null) {
+      if (param.required) throw new ValidationError(field, value, `${describe(param.schema)} (required)`);
+      continue;
+    }
+    checkField(param.schema, value, field, values, now);
+  }
+  if (rules.body) {
+    if (input.body === undefined) {
+      if (rules.body.required) throw new ValidationError("body", undefined, "a request body (required)");
+    } else {
+      checkField(rules.body.schema, input.body, "body", {}, now);
+    }
+  }
+}
+
+/** Checks one value against its rule; `siblings` are the other fields of the same object (for `notBefore`). */
+export function checkField(
+  rule: FieldRule,
+  value: unknown,
+  field: string,
+  siblings: Record<string, unknown> = {},
+  now = new Date(),
+): void {
+  const fail = (allowed = describe(rule)): never => {
+    throw new ValidationError(field, value, allowed);
+  };
+  if (value === null) {
+    if (typesOf(rule).includes("null")) return;
+    fail();
+  }
+  if (rule.const !== undefined && value !== rule.const) fail(JSON.stringify(rule.const));
+  if (rule.enum && !rule.enum.includes(value)) fail(`one of ${rule.enum.map((v) => JSON.stringify(v)).join(", ")}`);
+  const types = typesOf(rule).filter((t) => t !== "null");
+  if (types.length && !types.some((t) => hasType(value, t))) fail();
+
+  if (typeof value === "string") {
+    const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
+    if (rule.minLength !== undefined && length < rule.minLength) fail();
+    if (rule.maxLength !== undefined && length > rule.maxLength) fail();
+    if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value)) fail();
+    if (rule.format === "date") checkDate(rule, value, field, siblings, now);
+  }
+  if (typeof value === "number") {
+    if (rule.minimum !== undefined && value < rule.minimum) fail();
+    if (rule.maximum !== undefined && value > rule.maximum) fail();
+    if (rule.exclusiveMinimum !== undefined && value <= rule.exclusiveMinimum) fail();
+    if (rule.exclusiveMaximum !== undefined && value >= rule.exclusiveMaximum) fail();
+  }
+  if (Array.isArray(value)) {
+    if (rule.minItems !== undefined && value.length < rule.minItems) fail();
+    if (rule.maxItems !== undefined && value.length > rule.maxItems) fail();
+    if (rule.items) value.forEach((item, i) => checkField(rule.items!, item, `${field}[${i}]`, {}, now));
+  }
+  if (isRecord(value)) {
+    for (const name of rule.required ?? []) {
+      if (value[name] === undefined) {
+        throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`);
+      }
+    }
+    for (const [name, sub] of Object.entries(rule.properties ?? {})) {
+      if (value[name] !== undefined) checkField(sub, value[name], `${field}.${name}`, value, now);
+    }
+  }
+}
+
+function checkDate(rule: FieldRule, value: string, field: string, siblings: Record<string, unknown>, now: Date) {
+  const range = rule.dateRange ?? {};
+  const earliest = range.earliest;
+  const latest = range.latest === "yesterday" ? yesterdayUTC(now) : range.latest;
+  const span = `from ${earliest ?? "any date"} to ${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
+  if (!isCalendarDate(value)) throw new ValidationError(field, value, `a real calendar date YYYY-MM-DD ${span}`);
+  if ((earliest && value < earliest) || (latest && value > latest)) {
+    throw new ValidationError(field, value, `a date ${span}`);
+  }
+  const other = range.notBefore;
+  const otherValue = other ? siblings[other] : undefined;
+  if (other && typeof otherValue === "string" && isCalendarDate(otherValue) && value < otherValue) {
+    throw new ValidationError(field, value, `a date not before ${other} (${otherValue})`);
+  }
+}
+
+/** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
+export function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+export function yesterdayUTC(now = new Date()): string {
+  return new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
+}
+
+function typesOf(rule: FieldRule): readonly string[] {
+  return rule.type === undefined ? [] : typeof rule.type === "string" ? [rule.type] : rule.type;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "integer":
+      return Number.isInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isRecord(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+/** Human wording of a rule: "an integer from 1 to 100", "a string of 1 to 63 characters". */
+export function describe(rule: FieldRule): string {
+  const types = typesOf(rule).filter((t) => t !== "null");
+  const type = types[0] ?? "value";
+  const range = (min?: number, max?: number, unit = "") =>
+    min !== undefined && max !== undefined
+      ? ` of ${min} to ${max}${unit}`
+      : min !== undefined
+        ? ` of at least ${min}${unit}`
+        : max !== undefined
+          ? ` of at most ${max}${unit}`
+          : "";
+  if (rule.enum) return `one of ${rule.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (type === "integer" || type === "number") {
+    const noun = type === "integer" ? "an integer" : "a number";
+    const { minimum: min, maximum: max } = rule;
+    if (min !== undefined && max !== undefined) return `${noun} from ${min} to ${max}`;
+    if (min !== undefined) return `${noun} >= ${min}`;
+    if (max !== undefined) return `${noun} <= ${max}`;
+    return noun;
+  }
+  if (type === "string") {
+    if (rule.format === "date") return "a date YYYY-MM-DD";
+    return `a string${range(rule.minLength, rule.maxLength, " characters")}`;
+  }
+  if (type === "array") return `an array${range(rule.minItems, rule.maxItems, " items")}`;
+  if (type === "object") return "an object";
+  if (type === "boolean") return "a boolean";
+  return "a value";
+}

@@ -1,0 +1,193 @@
+// The resource methods: thin typed wrappers over OrgAgent.call / OrgAgent.paginate. Parameter and field names
+// are the API's own; every type comes from generated/openapi.ts.
+import type * as api from "../generated/openapi.js";
+import { operations } from "../generated/spec-tables.js";
+import type { OrgAgent, QueryParams, RequestBody, ResponseBody } from "./client.js";
+import { APIError, OrgAgentError, ValidationError } from "./core/errors.js";
+import type { PageOptions, PagePromise } from "./core/pagination.js";
+import type { RequestOptions } from "./core/request.js";
+import { checkField, type FieldRule } from "./core/validate.js";
+
+/** An analytics envelope whose rows are all of one shape (grouped or not). */
+export type AnalyticsPage<Envelope extends { data: unknown[] }, Row> = Omit<Envelope, "data"> & { data: Row[] };
+
+type TokensQuery = QueryParams<"getAnalyticsTokens">;
+type ToolsQuery = QueryParams<"getAnalyticsTools">;
+type ActivityQuery = QueryParams<"getAnalyticsActivity">;
+type Grouped<Q, Key extends string> = Q & { group_by: Key };
+type Ungrouped<Q> = Q & { group_by?: undefined };
+
+export class Analytics {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  /** Daily credit consumption; with `group_by: "model"`, one row per model per day. */
+  tokens(query: Grouped<TokensQuery, "model">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsTokensResponse, api.CreditsGroupedRow>>;
+  tokens(query: Ungrouped<TokensQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsTokensResponse, api.CreditsRow>>;
+  tokens(query: TokensQuery, options?: RequestOptions): Promise<api.AnalyticsTokensResponse>;
+  tokens(query: TokensQuery, options?: RequestOptions) {
+    return this.#client.call("getAnalyticsTokens", { query }, undefined, options);
+  }
+
+  /** Daily tool usage; with `group_by: "tool_name"`, one row per tool per day. */
+  tools(query: Grouped<ToolsQuery, "tool_name">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsToolsResponse, api.ToolsGroupedRow>>;
+  tools(query: Ungrouped<ToolsQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsToolsResponse, api.ToolsRow>>;
+  tools(query: ToolsQuery, options?: RequestOptions): Promise<api.AnalyticsToolsResponse>;
+  tools(query: ToolsQuery, options?: RequestOptions) {
+    return this.#client.call("getAnalyticsTools", { query }, undefined, options);
+  }
+
+  /** Daily active users, sessions and messages; with `group_by: "client"`, one row per client type per day. */
+  activity(query: Grouped<ActivityQuery, "client">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsActivityResponse, api.ActivityGroupedRow>>;
+  activity(query: Ungrouped<ActivityQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsActivityResponse, api.ActivityRow>>;
+  activity(query: ActivityQuery, options?: RequestOptions): Promise<api.AnalyticsActivityResponse>;
+  activity(query: ActivityQuery, options?: RequestOptions) {
+    return this.#client.call("getAnalyticsActivity", { query }, undefined, options);
+  }
+
+  /** Daily files, commits and pull requests made by the agent. */
+  productivity(query: QueryParams<"getAnalyticsProductivity">, options?: RequestOptions): Promise<ResponseBody<"getAnalyticsProductivity">> {
+    return this.#client.call("getAnalyticsProductivity", { query }, undefined, options);
+  }
+
+  /** Per-user daily metrics, cursor-paginated: await for the first page, `for await` for every row. */
+  users(
+    query: QueryParams<"listAnalyticsUsers">,
+    options?: RequestOptions & PageOptions,
+  ): PagePromise<ResponseBody<"listAnalyticsUsers">, api.UserRow> {
+    return this.#client.paginate("listAnalyticsUsers", query, options);
+  }
+}
+
+export class Readiness {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  /** Readiness reports (app host), paged by `startAfter`: await for the first page, `for await` for every report. */
+  list(
+    query: QueryParams<"listReadinessReports"> = {},
+    options?: RequestOptions & PageOptions,
+  ): PagePromise<ResponseBody<"listReadinessReports">, api.ReadinessReport> {
+    return this.#client.paginate("listReadinessReports", query ?? {}, options);
+  }
+}
+
+export class EnterpriseControls {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  /** Changes to the enterprise-control settings, newest revision first: await for a page, `for await` for all. */
+  history(
+    query: QueryParams<"listEnterpriseControlsHistory"> = {},
+    options?: RequestOptions & PageOptions,
+  ): PagePromise<ResponseBody<"listEnterpriseControlsHistory">, api.EnterpriseControlChange> {
+    return this.#client.paginate("listEnterpriseControlsHistory", query ?? {}, options);
+  }
+}
+
+type UserLimitEntry = RequestBody<"setUserLimits">["users"][number];
+type UserLimitsResult = ResponseBody<"setUserLimits">;
+const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
+// Statuses that concern one chunk's content: the other chunks are still worth sending.
+const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
+
+export class UsageLimits {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  /**
+   * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum
+   * (100). Resolves to the merged `updated` and `errors` of all chunks, in input order; entries of a chunk that
+   * failed come back in `errors` with the reason, so every entry is accounted for. Bad entries are reported as
+   * a ValidationError before anything is sent.
+   */
+  async setUserLimits(users: readonly UserLimitEntry[], options?: RequestOptions): Promise<UserLimitsResult> {
+    if (!Array.isArray(users) || users.length === 0) {
+      throw new ValidationError("users", users, `a non-empty array of { email, limit } entries`);
+    }
+    users.forEach((entry, i) => checkField(usersRule.items ?? {}, entry, `users[${i}]`));
+    const size = usersRule.maxItems ?? users.length;
+    const result: UserLimitsResult = { updated: [], errors: [] };
+    for (let start = 0; start < users.length; start += size) {
+      const chunk = users.slice(start, start + size);
+      try {
+        const applied = await this.#client.call("setUserLimits", {}, { users: chunk }, options);
+        result.updated.push(...applied.updated);
+        result.errors.push(...applied.errors);
+      } catch (error) {
+        if (!(error instanceof OrgAgentError) || error instanceof ValidationError) throw error;
+        const reason = `not applied: ${error.message}`;
+        result.errors.push(...chunk.map(({ email }) => ({ email, error: reason })));
+        if (error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status)) continue;
+        // Auth, rate-limit, server or connection failures would fail the rest too: account for them unsent.
+        const rest = users.slice(start + size);
+        result.errors.push(...rest.map(({ email }) => ({ email, error: `not sent: an earlier chunk failed (${error.message})` })));
+        break;
+      }
+    }
+    return result;
+  }
+}
+
+export class Sessions {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  /** Creates a session on a computer. Not retried after a possible delivery unless `idempotent: true`. */
+  create(body: RequestBody<"createSession">, options?: RequestOptions): Promise<ResponseBody<"createSession">> {
+    return this.#client.call("createSession", {}, body, options);
+  }
+
+  get(sessionId: string, query?: QueryParams<"getSession">, options?: RequestOptions): Promise<ResponseBody<"getSession">> {
+    return this.#client.call("getSession", { path: { sessionId }, query }, undefined, options);
+  }
+
+  /** Adds a user message; resolves to the message id and the agent status after submission. */
+  sendMessage(
+    sessionId: string,
+    body: RequestBody<"sendSessionMessage">,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<"sendSessionMessage">> {
+    return this.#client.call("sendSessionMessage", { path: { sessionId } }, body, options);
+  }
+
+  getMessage(
+    sessionId: string,
+    messageId: string,
+    query?: QueryParams<"getSessionMessage">,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<"getSessionMessage">> {
+    return this.#client.call("getSessionMessage", { path: { sessionId, messageId }, query }, undefined, options);
+  }
+}
+
+export class Computers {
+  readonly #client: OrgAgent;
+  constructor(client: OrgAgent) {
+    this.#client = client;
+  }
+
+  get(computerId: string, options?: RequestOptions): Promise<ResponseBody<"getComputer">> {
+    return this.#client.call("getComputer", { path: { computerId } }, undefined, options);
+  }
+
+  /** A computer by its name (1-63 characters); the name is percent-encoded into the path. */
+  getByName(name: string, options?: RequestOptions): Promise<ResponseBody<"getComputerByName">> {
+    return this.#client.call("getComputerByName", { path: { name } }, undefined, options);
+  }
+
+  /** Retries the install-dependencies step; resolves to the computer (202, work continues asynchronously). */
+  retryInstallDeps(computerId: string, options?: RequestOptions): Promise<ResponseBody<"retryComputerInstallDeps">> {
+    return this.#client.call("retryComputerInstallDeps", { path: { computerId } }, undefined, options);
+  }
+}
