@@ -707,5 +707,116 @@ export const operations = {
   }
 } as const;
 
+/** Rule of each known hook event's input, keyed by `hook_event_name`. */
+export const hookInputs = {
+  "Notification": {
+    "type": "object",
+    "required": [
+      "hook_event_name",
+      "session_id",
+      "cwd",
+      "message"
+    ],
+    "properties": {
+      "hook_event_name": {
+        "type": "string",
+        "const": "Notification"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "cwd": {
+        "type": "string"
+      },
+      "message": {
+        "type": "string"
+      }
+    }
+  },
+  "Stop": {
+    "type": "object",
+    "required": [
+      "hook_event_name",
+      "session_id",
+      "cwd"
+    ],
+    "properties": {
+      "hook_event_name": {
+        "type": "string",
+        "const": "Stop"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "cwd": {
+        "type": "string"
+      }
+    }
+  },
+  "SubagentStop": {
+    "type": "object",
+    "required": [
+      "hook_event_name",
+      "session_id",
+      "cwd"
+    ],
+    "properties": {
+      "hook_event_name": {
+        "type": "string",
+        "const": "SubagentStop"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "cwd": {
+        "type": "string"
+      }
+    }
+  },
+  "SessionEnd": {
+    "type": "object",
+    "required": [
+      "hook_event_name",
+      "session_id",
+      "cwd"
+    ],
+    "properties": {
+      "hook_event_name": {
+        "type": "string",
+        "const": "SessionEnd"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "cwd": {
+        "type": "string"
+      },
+      "reason": {
+        "type": "string"
+      }
+    }
+  },
+  "PostToolUse": {
+    "type": "object",
+    "required": [
+      "hook_event_name",
+      "session_id",
+      "cwd"
+    ],
+    "properties": {
+      "hook_event_name": {
+        "type": "string",
+        "const": "PostToolUse"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "cwd": {
+        "type": "string"
+      }
+    }
+  }
+} as const;
+
 export type OperationId = keyof typeof operations;
 export type HostName = keyof typeof hosts;

@@ -96,10 +96,16 @@ export function buildSpecTables(spec) {
       };
     }
   }
-  return { hosts, pathHosts, operations };
+  // Hook inputs (not HTTP): the rule of each known event, keyed by its `hook_event_name` constant.
+  const hookInputs = {};
+  for (const variant of deref(spec, spec.components?.schemas?.HookInput)?.oneOf ?? []) {
+    const rule = fieldRule(spec, variant);
+    hookInputs[rule.properties.hook_event_name.const] = rule;
+  }
+  return { hosts, pathHosts, operations, hookInputs };
 }
 
-export function renderSpecTables({ hosts, pathHosts, operations }) {
+export function renderSpecTables({ hosts, pathHosts, operations, hookInputs }) {
   const json = (value) => JSON.stringify(value, null, 2);
   return [
     "/** Server variable of each host, with the spec's documentation placeholder as default. */",
@@ -110,6 +116,9 @@ export function renderSpecTables({ hosts, pathHosts, operations }) {
     "",
     "/** Every operation by operationId: method, path, host, success status, request bounds and paging rule. */",
     `export const operations = ${json(operations)} as const;`,
+    "",
+    "/** Rule of each known hook event's input, keyed by `hook_event_name`. */",
+    `export const hookInputs = ${json(hookInputs)} as const;`,
     "",
     "export type OperationId = keyof typeof operations;",
     "export type HostName = keyof typeof hosts;",

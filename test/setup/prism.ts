@@ -1,4 +1,5 @@
 // Global setup: one Prism mock of the bundled spec on a free loopback port for the whole run.
+import type {} from "vitest";
 import type { TestProject } from "vitest/node";
 import { startPrism } from "../../scripts/prism.mjs";
 

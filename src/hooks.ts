@@ -1,0 +1,52 @@
+// Typed parsing of the JSON a hook command receives on standard input. The rules of each known event come from
+// the spec (generated/spec-tables.ts); an event the spec does not know yet passes through as UnknownHookInput.
+import type * as api from "../generated/openapi.js";
+import { hookInputs } from "../generated/spec-tables.js";
+import { ValidationError, isRecord } from "./core/errors.js";
+import { checkField, type FieldRule } from "./core/validate.js";
+
+export type { HookCommand, HookEventName, HookMatcherEntry, HooksSettings } from "../generated/openapi.js";
+
+/** Brand that keeps an unknown event name from matching a known one, so `hook_event_name` narrows. */
+declare const unknownEvent: unique symbol;
+export type UnknownHookEventName = string & { readonly [unknownEvent]: true };
+
+/** An event this version of orgagent does not know; its fields are passed through untouched. */
+export interface UnknownHookInput {
+  readonly hook_event_name: UnknownHookEventName;
+  readonly session_id?: string;
+  readonly cwd?: string;
+  readonly [field: string]: unknown;
+}
+
+export type KnownHookInput =
+  | api.HookInputNotification
+  | api.HookInputStop
+  | api.HookInputSubagentStop
+  | api.HookInputSessionEnd
+  | api.HookInputPostToolUse;
+
+/** Hook input narrowed by `hook_event_name`. */
+export type HookInput = KnownHookInput | UnknownHookInput;
+
+const rules: Readonly<Record<string, FieldRule>> = hookInputs;
+
+/**
+ * Checks a hook command's input (already parsed from JSON) and types it by `hook_event_name`.
+ * Throws ValidationError for a non-object, a missing event name, or a known event missing a required field.
+ */
+export function parseHookInput(value: unknown): HookInput {
+  if (!isRecord(value)) throw new ValidationError("hookInput", value, "a JSON object");
+  const event = value.hook_event_name;
+  if (typeof event !== "string" || !event) {
+    throw new ValidationError("hookInput.hook_event_name", event, "a non-empty string naming the event");
+  }
+  const rule = Object.hasOwn(rules, event) ? rules[event] : undefined;
+  if (rule) checkField(rule, value, "hookInput");
+  return value as unknown as HookInput;
+}
+
+/** Whether a parsed hook input is of an event this version knows. */
+export function isKnownHookInput(input: HookInput): input is KnownHookInput {
+  return Object.hasOwn(rules, input.hook_event_name);
+}
