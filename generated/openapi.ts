@@ -2520,7 +2520,10 @@ export interface operations {
     listReadinessReports: {
         parameters: {
             query?: {
-                /** @description Return only the reports of this repository (repository id). */
+                /**
+                 * @description Return only the reports of this repository (repository id).
+                 * @example repo_4f7a2c9e1b
+                 */
                 repoId?: string;
                 /**
                  * @description Maximum number of reports to return; must be positive. No maximum is documented, and the default page
