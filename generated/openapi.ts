@@ -186,6 +186,10 @@ export interface paths {
          *     report returned as `startAfter`; an empty `reports` array means there are no more. `limit` caps the page
          *     size and must be positive; the default page size and the order of reports are not shown by the API
          *     description.
+         *
+         *     Documented errors: 400 (invalid request parameters), 401 (missing or invalid API key) and 500. Role
+         *     requirements for this endpoint are not shown by the API description. Rate limits vary by plan; the 429
+         *     response is not confirmed by the API description.
          */
         get: operations["listReadinessReports"];
         put?: never;
@@ -673,6 +677,7 @@ export interface components {
              *     when `group_by=model` is used.
              */
             data: (components["schemas"]["CreditsRow"] | components["schemas"]["CreditsGroupedRow"])[];
+            /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
@@ -832,6 +837,7 @@ export interface components {
             tool_calls_per_session_avg: number;
             /** @description Average user messages per session. */
             user_turns_per_session_avg: number;
+            /** @description Distribution of autonomy levels (`auto_high`, `auto_medium`, `auto_low`, `manual`). */
             tool_autonomy_level_ratio: components["schemas"]["ToolsRowAutonomyLevelRatio"];
         };
         /**
@@ -864,6 +870,7 @@ export interface components {
              *     `group_by=tool_name` is used.
              */
             data: (components["schemas"]["ToolsRow"] | components["schemas"]["ToolsGroupedRow"])[];
+            /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
@@ -898,6 +905,10 @@ export interface components {
             weekly_active_users: number;
             /** @description Unique users in the trailing 30 days. */
             monthly_active_users: number;
+            /**
+             * @description Daily active users per client type (`terminal-ui`, `web`, `non-interactive-cli`). A user active on several
+             *     clients counts once in `daily_active_users` and once in each client's figure.
+             */
             daily_active_users_by_client: components["schemas"]["ActivityRowClientCounts"];
             /** @description Sessions started. */
             sessions: number;
@@ -927,6 +938,7 @@ export interface components {
              * @description Day (UTC), `YYYY-MM-DD`.
              */
             date: string;
+            /** @description Client type of this row: `terminal-ui`, `web` or `non-interactive-cli`. */
             group_key: components["schemas"]["ClientType"];
             /** @description Unique users active on this client type on this day. */
             daily_active_users: number;
@@ -942,6 +954,7 @@ export interface components {
              *     `group_key`) when `group_by=client` is used.
              */
             data: (components["schemas"]["ActivityRow"] | components["schemas"]["ActivityGroupedRow"])[];
+            /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
@@ -1000,6 +1013,7 @@ export interface components {
         AnalyticsProductivityResponse: {
             /** @description One row per day. */
             data: components["schemas"]["ProductivityRow"][];
+            /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
@@ -1043,6 +1057,7 @@ export interface components {
              * @example gpt-5-codex
              */
             primary_model: string;
+            /** @description Tier of the primary model: `standard` or `thinking`. */
             primary_model_tier: components["schemas"]["ModelTier"];
             /** @description New files created by the agent. */
             files_created: number;
@@ -1070,6 +1085,7 @@ export interface components {
             assistant_messages: number;
             /** @description Tool calls per user turn. */
             autonomy_ratio: number;
+            /** @description The user's primary autonomy mode: `auto-high`, `auto-medium`, `auto-low`, `spec` or `manual`. */
             delegation_level: components["schemas"]["DelegationLevel"];
             /** @description Programming languages worked in. */
             languages: string[];
@@ -1115,6 +1131,7 @@ export interface components {
         AnalyticsUsersResponse: {
             /** @description Per-user rows of this page, at most `limit` of them. Their order is not specified. */
             data: components["schemas"]["UserRow"][];
+            /** @description The organization, the date range the rows cover and the paging state (`has_more`, `next_cursor`). */
             meta: components["schemas"]["AnalyticsUsersMeta"];
         };
         /**
@@ -1182,6 +1199,7 @@ export interface components {
             hasLocalChanges?: boolean;
             /** @description Whether unpushed commits existed at evaluation time. */
             hasNonRemoteCommits?: boolean;
+            /** @description Model configuration used to produce the report: model id and reasoning effort. */
             modelUsed?: components["schemas"]["ReadinessModelUsed"];
             /** @description Version of the CLI that produced the report. */
             agentVersion?: string;
@@ -1235,7 +1253,9 @@ export interface components {
             baseUrl?: string;
             /**
              * Format: password
-             * @description Secret credential for the model's endpoint. The service may redact or omit it in responses; never log it.
+             * @description Secret credential for the model's endpoint (`format: password` marks it as a secret: mask it, never log it).
+             *     Not `writeOnly`: this object only ever appears in responses, and the API description lists `apiKey` among
+             *     the properties seen there. The service may redact or omit it.
              */
             apiKey?: string;
             /** @description Name shown to users. */
@@ -1260,6 +1280,7 @@ export interface components {
             extraArgs?: {
                 [key: string]: unknown;
             };
+            /** @description Cloud-hosting configuration of the model. */
             cloudHosted?: components["schemas"]["CustomModelCloudHosted"];
         };
         /**
@@ -1355,7 +1376,9 @@ export interface components {
         SandboxSettings: {
             /** @description Whether the sandbox is enabled. */
             enabled?: boolean;
+            /** @description Filesystem rules: paths allowed or denied for reading and writing. */
             filesystem?: components["schemas"]["SandboxFilesystem"];
+            /** @description Network rules: allowed domains, Unix sockets, local binding and proxy ports. */
             network?: components["schemas"]["SandboxNetwork"];
         };
         /**
@@ -1367,6 +1390,7 @@ export interface components {
          *     and types.
          */
         EnterpriseControlSettings: {
+            /** @description Default models of new sessions (`model`, `specModeModel`). */
             sessionDefaultSettings?: components["schemas"]["SessionDefaultSettings"];
             /** @description MCP autonomy overrides. Shape not shown. */
             mcpAutonomyOverrides?: {
@@ -1388,8 +1412,11 @@ export interface components {
             commandDenylist?: string[];
             /** @description Custom models configured for the organization. */
             customModels?: components["schemas"]["CustomModel"][];
+            /** @description Model policy: allowed and blocked model ids, custom models and their base URLs, service models, fast models. */
             modelPolicy?: components["schemas"]["ModelPolicy"];
+            /** @description MCP policy: `enabled` and an `allowlist`. */
             mcpPolicy?: components["schemas"]["McpPolicy"];
+            /** @description Mission policy: `restrictedAccess` and `allowedUserIds`. */
             missionPolicy?: components["schemas"]["MissionPolicy"];
             /** @description Per-user model policies. Shape not shown. */
             userModelPolicies?: {
@@ -1405,7 +1432,9 @@ export interface components {
             };
             /** @description Strict list of known plugin marketplaces. */
             strictKnownMarketplaces?: components["schemas"]["EnterpriseControlKnownMarketplace"][];
+            /** @description Network policy: `allowedIps`. */
             networkPolicy?: components["schemas"]["NetworkPolicy"];
+            /** @description Sandbox settings: `enabled`, filesystem rules and network rules. */
             sandbox?: components["schemas"]["SandboxSettings"];
             /** @description Member visibility restriction setting. */
             restrictMemberVisibility?: boolean;
@@ -1443,7 +1472,9 @@ export interface components {
         EnterpriseControlChange: {
             /** @description Revision number of the settings after this change. Pages are ordered by it, highest first. */
             revision: number;
+            /** @description Snapshot of the settings after this change. Open object: properties may be added, removed or renamed between API versions. */
             settings: components["schemas"]["EnterpriseControlSettings"];
+            /** @description Who made the change: `id`, `email` and `name`. */
             user: components["schemas"]["EnterpriseControlUser"];
             /**
              * Format: date-time
@@ -1472,6 +1503,7 @@ export interface components {
         EnterpriseControlsHistoryPage: {
             /** @description The changes of this page, newest revision first. */
             changes: components["schemas"]["EnterpriseControlChange"][];
+            /** @description Paging state: `hasMore`, and `nextCursor` to pass as `cursor` for the next page. */
             pagination: components["schemas"]["EnterpriseControlsPagination"];
         };
         /**
@@ -2111,25 +2143,29 @@ export interface components {
     };
     parameters: {
         /**
-         * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-         *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+         * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+         *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+         *     data is aggregated in a daily batch and lags one day.
          * @example 2026-03-02
          */
         AnalyticsStartDate: string;
         /**
-         * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-         *     yesterday (UTC).
+         * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+         *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+         *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+         *     sending.
          * @example 2026-03-04
          */
         AnalyticsEndDate: string;
         /**
-         * @description Maximum number of rows in the page.
+         * @description Maximum number of rows in the page: 1-100, default 20. A value out of range gives 400.
          * @example 50
          */
         UsersLimit: number;
         /**
-         * @description Where the page starts, a user id taken from `meta.next_cursor` of the previous page. Omit for the first page.
-         * @example user_01JH8Q4ZK2M3N4P5Q6R7S8T9V0
+         * @description Where the page starts: a user id taken from `meta.next_cursor` of the previous page. Omit for the first page;
+         *     send the same `startDate` and `endDate` as for the previous page.
+         * @example user_01JH8Q5B3C4D5E6F7G8H9J0K1M
          */
         UsersCursor: string;
         /**
@@ -2297,14 +2333,17 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-                 *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+                 *     data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
-                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-                 *     yesterday (UTC).
+                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+                 *     sending.
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2343,14 +2382,17 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-                 *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+                 *     data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
-                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-                 *     yesterday (UTC).
+                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+                 *     sending.
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2389,14 +2431,17 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-                 *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+                 *     data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
-                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-                 *     yesterday (UTC).
+                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+                 *     sending.
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2435,14 +2480,17 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-                 *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+                 *     data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
-                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-                 *     yesterday (UTC).
+                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+                 *     sending.
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2473,25 +2521,29 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive. Data starts on 2026-01-14; the latest queryable
-                 *     date is yesterday (UTC): today's date gives 400 because analytics data lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
+                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
+                 *     data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
-                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive; not before `startDate`. The latest queryable date is
-                 *     yesterday (UTC).
+                 * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
+                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
+                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
+                 *     sending.
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
                 /**
-                 * @description Maximum number of rows in the page.
+                 * @description Maximum number of rows in the page: 1-100, default 20. A value out of range gives 400.
                  * @example 50
                  */
                 limit?: components["parameters"]["UsersLimit"];
                 /**
-                 * @description Where the page starts, a user id taken from `meta.next_cursor` of the previous page. Omit for the first page.
-                 * @example user_01JH8Q4ZK2M3N4P5Q6R7S8T9V0
+                 * @description Where the page starts: a user id taken from `meta.next_cursor` of the previous page. Omit for the first page;
+                 *     send the same `startDate` and `endDate` as for the previous page.
+                 * @example user_01JH8Q5B3C4D5E6F7G8H9J0K1M
                  */
                 cursor?: components["parameters"]["UsersCursor"];
             };
@@ -2886,14 +2938,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The hook command exits 0. */
+            /**
+             * @description Not HTTP: a placeholder for the command having run. How the agent client reads a hook command's exit
+             *     status or output is not shown by the API description.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The hook command rejected the input (non-zero exit). */
+            /**
+             * @description Not HTTP: a placeholder (a webhook needs a 4xx response to pass lint) for the command failing. Exit-status
+             *     semantics are not shown by the API description.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2916,14 +2974,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The agent client accepts the settings. */
+            /** @description Not HTTP. A placeholder for the agent client using the settings. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The agent client rejects the settings. */
+            /**
+             * @description Not HTTP: a placeholder (a webhook needs a 4xx response to pass lint) for settings the agent client cannot
+             *     use. What the client does with invalid settings is not shown by the API description.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
