@@ -7,9 +7,13 @@ import { checkField, type FieldRule } from "./core/validate.js";
 
 export type { HookCommand, HookEventName, HookMatcherEntry, HooksSettings } from "../generated/openapi.js";
 
-/** Brand that keeps an unknown event name from matching a known one, so `hook_event_name` narrows. */
-declare const unknownEvent: unique symbol;
-export type UnknownHookEventName = string & { readonly [unknownEvent]: true };
+/**
+ * The name of an event this version does not know. A type-level brand: a string pattern no real name matches, so
+ * `input.hook_event_name === "Notification"` narrows `HookInput` to the Notification input alone. (A brand by
+ * intersection, `string & {…}`, stops TypeScript from treating `hook_event_name` as a discriminant at all.)
+ * To test for a name this version does not know, compare it as a string: `String(input.hook_event_name) === "X"`.
+ */
+export type UnknownHookEventName = `${string}\u0000(unknown hook event)`;
 
 /** An event this version of orgagent does not know; its fields are passed through untouched. */
 export interface UnknownHookInput {

@@ -41,6 +41,10 @@ export interface CallInput {
   body?: unknown;
 }
 
+const DOT_SEGMENT = /^\.{1,2}$/;
+// With the `u` flag a surrogate pair is one code point, so only unpaired halves match.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
 /** Throws a ValidationError for the first parameter or body field that breaks the operation's rules. */
 export function validateCall(rules: OperationRules, input: CallInput, now = new Date()): void {
   for (const [name, param] of Object.entries(rules.params)) {
@@ -52,6 +56,15 @@ export function validateCall(rules: OperationRules, input: CallInput, now = new 
       continue;
     }
     checkField(param.schema, value, field, values, now);
+    // A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws), so it cannot be sent.
+    if (typeof value === "string" && LONE_SURROGATE.test(value)) {
+      throw new ValidationError(field, value, `${describe(param.schema)} of well-formed Unicode (no lone surrogate)`);
+    }
+    // URL parsers (WHATWG, so every fetch) resolve a segment "." or ".." — encoded as %2E or not — against the
+    // path: `sessions.get("..")` would reach another resource. Such a value cannot be sent as one segment.
+    if (param.in === "path" && typeof value === "string" && DOT_SEGMENT.test(value)) {
+      throw new ValidationError(field, value, `${describe(param.schema)}, other than "." or ".." (a URL dot segment)`);
+    }
   }
   if (rules.body) {
     if (input.body === undefined) {
@@ -86,8 +99,9 @@ export function checkField(
     const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
     if (rule.minLength !== undefined && length < rule.minLength) fail();
     if (rule.maxLength !== undefined && length > rule.maxLength) fail();
-    if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value)) fail();
+    // Dates first: their message states the allowed range, which a bare pattern failure would not.
     if (rule.format === "date") checkDate(rule, value, field, siblings, now);
+    if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value)) fail();
   }
   if (typeof value === "number") {
     if (rule.minimum !== undefined && value < rule.minimum) fail();

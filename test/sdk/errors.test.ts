@@ -1,0 +1,135 @@
+// Error mapping: every documented error status of every operation, chosen from the Prism mock with `Prefer: code=…`,
+// becomes the APIError subclass of its status carrying the problem body's title, detail and requestId. A body that
+// is not JSON (a proxy's HTML page) still becomes an APIError with a snippet of the text.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { operations, type OperationId } from "../../generated/spec-tables.js";
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  InternalServerError,
+  NotFoundError,
+  OrgAgent,
+  OrgAgentError,
+  PermissionDeniedError,
+  RateLimitError,
+} from "../../src/index.js";
+import { methods } from "./support/calls.js";
+import { startLoopback, type Loopback } from "./support/loopback.js";
+import { analyticsRange, operationObject, responseExample } from "./support/spec.js";
+
+const ERROR_CLASSES = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  429: RateLimitError,
+  500: InternalServerError,
+} as const;
+type Status = keyof typeof ERROR_CLASSES;
+
+// Every (operation, status) pair the spec documents, for the statuses under test.
+const documented = (Object.keys(operations) as OperationId[]).flatMap((operationId) =>
+  (Object.keys(ERROR_CLASSES).map(Number) as Status[])
+    .filter((status) => String(status) in operationObject(operationId).responses)
+    .map((status) => [operationId, status] as const),
+);
+
+/** Calls an operation through its SDK method with per-request options, and returns what it threw. */
+async function failure(client: OrgAgent, operationId: OperationId, status: Status): Promise<unknown> {
+  // maxRetries 0: 429 and 500 are retryable, and one Prism answer is the point here.
+  const options = { headers: { Prefer: `code=${status}` }, maxRetries: 0 };
+  const call = errorCalls[operationId];
+  return call(client, options).then(
+    (value) => ({ resolved: value }),
+    (error: unknown) => error,
+  );
+}
+
+type Options = { headers: Record<string, string>; maxRetries: number };
+const { startDate, endDate } = analyticsRange();
+// The same calls as support/calls.ts, with the request options passed through.
+const errorCalls: Record<OperationId, (c: OrgAgent, o: Options) => Promise<unknown>> = {
+  getAnalyticsTokens: (c, o) => c.analytics.tokens({ startDate, endDate }, o),
+  getAnalyticsTools: (c, o) => c.analytics.tools({ startDate, endDate }, o),
+  getAnalyticsActivity: (c, o) => c.analytics.activity({ startDate, endDate }, o),
+  getAnalyticsProductivity: (c, o) => c.analytics.productivity({ startDate, endDate }, o),
+  listAnalyticsUsers: async (c, o) => await c.analytics.users({ startDate, endDate }, o),
+  listReadinessReports: async (c, o) => await c.readiness.list({}, o),
+  listEnterpriseControlsHistory: async (c, o) => await c.enterpriseControls.history({}, o),
+  // A failed chunk is reported in `errors`, not thrown (see usage-limits.test.ts); call the operation directly.
+  setUserLimits: (c, o) => c.call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 1 }] }, o),
+  createSession: (c, o) => c.sessions.create({ computerId: "cmp_1" }, o),
+  getSession: (c, o) => c.sessions.get("sess_1", {}, o),
+  sendSessionMessage: (c, o) => c.sessions.sendMessage("sess_1", { text: "hi" }, o),
+  getSessionMessage: (c, o) => c.sessions.getMessage("sess_1", "msg_1", {}, o),
+  getComputer: (c, o) => c.computers.get("cmp_1", o),
+  getComputerByName: (c, o) => c.computers.getByName("build-box-eu-1", o),
+  retryComputerInstallDeps: (c, o) => c.computers.retryInstallDeps("cmp_1", o),
+};
+
+describe("documented error responses from the Prism mock", () => {
+  let client: OrgAgent;
+  beforeAll(() => {
+    const prismUrl = inject("prismUrl");
+    client = new OrgAgent({ apiKey: "test-key", baseUrl: prismUrl, appUrl: prismUrl, logLevel: "off" });
+  });
+
+  it("covers each status under test on some operation", () => {
+    expect(new Set(documented.map(([, status]) => status))).toEqual(new Set([400, 401, 403, 404, 429, 500]));
+    expect(Object.keys(errorCalls).sort()).toEqual(Object.keys(methods).sort());
+  });
+
+  it.each(documented)("%s with Prefer: code=%i", async (operationId, status) => {
+    const error = await failure(client, operationId, status);
+    const example = responseExample(operationId, status);
+
+    expect(error).toBeInstanceOf(ERROR_CLASSES[status]);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toBeInstanceOf(OrgAgentError);
+    const apiError = error as APIError;
+    expect(apiError.status).toBe(status);
+    expect(apiError.name).toBe(ERROR_CLASSES[status].name);
+    expect(apiError.title).toBe(example.title);
+    expect(apiError.detail).toBe(example.detail);
+    expect(apiError.requestId).toBe(example.requestId);
+    expect([apiError.title, apiError.detail, apiError.requestId].every((v) => typeof v === "string" && v)).toBe(true);
+    expect(apiError.body).toEqual(example);
+    expect(apiError.headers.get("content-type")).toMatch(/json/);
+    expect(apiError.message).toContain(example.detail);
+  });
+});
+
+describe("a non-JSON error body", () => {
+  const html = `<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>
+    <p>The upstream server did not answer.</p>${"<!-- padding -->".repeat(100)}</body></html>`;
+  let gateway: Loopback;
+  beforeAll(async () => {
+    gateway = await startLoopback(() => ({
+      status: 502,
+      headers: { "content-type": "text/html; charset=utf-8", "x-request-id": "req_gateway_1" },
+      body: html,
+    }));
+  });
+  afterAll(() => gateway.close());
+
+  it("still yields an APIError (InternalServerError) with a snippet of the text", async () => {
+    const client = new OrgAgent({ apiKey: "k", baseUrl: gateway.url, maxRetries: 0, logLevel: "off" });
+    const error = await client.computers.get("cmp_1").catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toBeInstanceOf(OrgAgentError);
+    const apiError = error as APIError;
+    expect(apiError.status).toBe(502);
+    expect(apiError.body).toBe(html);
+    expect(apiError.title).toBeUndefined();
+    expect(apiError.message).toContain("502 Bad Gateway");
+    expect(apiError.message).toContain("The upstream server did not answer.");
+    // A snippet, not the whole page.
+    expect(apiError.message.length).toBeLessThan(html.length);
+    // Without a JSON body the request id comes from the x-request-id header.
+    expect(apiError.requestId).toBe("req_gateway_1");
+    expect(gateway.requests).toHaveLength(1);
+  });
+});

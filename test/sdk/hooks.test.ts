@@ -1,0 +1,101 @@
+// parseHookInput: the JSON a hook command reads on stdin, checked against the spec's rules for each known event
+// (the examples of the spec's `hookInput` webhook are the inputs), with unknown events passed through.
+import { describe, expect, it } from "vitest";
+import { hookInputs } from "../../generated/spec-tables.js";
+import { ValidationError, isKnownHookInput, parseHookInput } from "../../src/index.js";
+import { hookInputExamples } from "./support/spec.js";
+
+const examples = hookInputExamples();
+const KNOWN_EVENTS = Object.keys(hookInputs);
+
+describe("the spec's hook input examples", () => {
+  it("cover all five known events", () => {
+    expect(KNOWN_EVENTS.sort()).toEqual(["Notification", "PostToolUse", "SessionEnd", "Stop", "SubagentStop"]);
+    expect(examples.map((e) => e.value.hook_event_name).sort()).toEqual(KNOWN_EVENTS.sort());
+  });
+
+  it.each(examples.map((e) => [e.name, e.value] as const))("%s parses to itself, as a known event", (_, value) => {
+    const input = parseHookInput(value);
+    expect(input).toEqual(value);
+    expect(isKnownHookInput(input)).toBe(true);
+  });
+
+  it("parses the JSON text a command reads from stdin", () => {
+    const notification = examples.find((e) => e.value.hook_event_name === "Notification")!.value;
+    const input = parseHookInput(JSON.parse(JSON.stringify(notification)));
+    if (input.hook_event_name !== "Notification") throw new Error("expected a Notification");
+    expect(input.message).toBe(notification.message);
+  });
+});
+
+describe("rejections", () => {
+  it.each([null, undefined, "Stop", 42, true, [], [{ hook_event_name: "Stop" }]])(
+    "a non-object (%j) is a ValidationError",
+    (value) => {
+      expect(() => parseHookInput(value)).toThrow(ValidationError);
+    },
+  );
+
+  it.each([{}, { hook_event_name: "" }, { hook_event_name: 7, session_id: "s", cwd: "/" }])(
+    "an object without a usable hook_event_name (%j) is a ValidationError",
+    (value) => {
+      const error = catchError(() => parseHookInput(value));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toMatch(/hook_event_name/);
+    },
+  );
+
+  // For each known event, drop each field its rule requires: the error names that field.
+  const missing = examples.flatMap(({ value }) =>
+    (hookInputs[value.hook_event_name as keyof typeof hookInputs].required as readonly string[])
+      .filter((field) => field !== "hook_event_name")
+      .map((field) => [value.hook_event_name as string, field, value] as const),
+  );
+
+  it.each(missing)("%s without %s is a ValidationError naming the field", (_, field, value) => {
+    const { [field]: _dropped, ...rest } = value;
+    const error = catchError(() => parseHookInput(rest));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe(`hookInput.${field}`);
+    expect((error as Error).message).toContain(field);
+  });
+
+  it("a known event with a field of the wrong type is a ValidationError", () => {
+    const notification = examples.find((e) => e.value.hook_event_name === "Notification")!.value;
+    const error = catchError(() => parseHookInput({ ...notification, message: 42 }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe("hookInput.message");
+  });
+});
+
+describe("unknown events", () => {
+  it("pass through untouched as the unknown-event variant", () => {
+    const value = { hook_event_name: "PreCompact", session_id: "sess_1", cwd: "/work", trigger: "auto", extra: [1, 2] };
+    const input = parseHookInput(value);
+    expect(input).toEqual(value);
+    expect(isKnownHookInput(input)).toBe(false);
+  });
+
+  it("need no session_id or cwd (their fields are not known)", () => {
+    expect(parseHookInput({ hook_event_name: "SomethingNew" })).toEqual({ hook_event_name: "SomethingNew" });
+  });
+
+  it("do not match a known name by prototype tricks", () => {
+    expect(isKnownHookInput(parseHookInput({ hook_event_name: "constructor" }))).toBe(false);
+    expect(isKnownHookInput(parseHookInput({ hook_event_name: "__proto__" }))).toBe(false);
+  });
+
+  it("known fields beyond the rule are kept", () => {
+    const stop = examples.find((e) => e.value.hook_event_name === "Stop")!.value;
+    expect(parseHookInput({ ...stop, stop_hook_active: true })).toEqual({ ...stop, stop_hook_active: true });
+  });
+});
+
+function catchError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected an error");
+}

@@ -1,0 +1,169 @@
+// The host split: readiness reports live on the app host, everything else on the API host. Two loopback recorders
+// stand in for the two hosts and answer each operation with its spec example; which one saw a request is the test.
+// Also: credentials and URLs from options or environment, and the errors when one is missing.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { operations, pathHosts, type OperationId } from "../../generated/spec-tables.js";
+import { OrgAgent, OrgAgentError } from "../../src/index.js";
+import { methods, type MethodCase } from "./support/calls.js";
+import { startLoopback, type Handler, type Loopback } from "./support/loopback.js";
+import { analyticsRange, concretePath, operationFor, successExample } from "./support/spec.js";
+
+// Answers every documented operation with its first 2xx example; anything else is a 404.
+const specExamples: Handler = (request) => {
+  const operationId = operationFor(request.method, request.pathname);
+  if (!operationId) return { status: 404, body: { title: "Not Found", detail: request.target } };
+  return { status: operations[operationId].successStatus, body: successExample(operationId) };
+};
+
+const ENV_NAMES = ["ORGAGENT_API_KEY", "ORGAGENT_BASE_URL", "ORGAGENT_APP_URL"] as const;
+let base: Loopback;
+let app: Loopback;
+
+beforeAll(async () => {
+  [base, app] = await Promise.all([startLoopback(specExamples), startLoopback(specExamples)]);
+});
+afterAll(async () => {
+  await Promise.all([base.close(), app.close()]);
+});
+beforeEach(() => {
+  base.requests.length = 0;
+  app.requests.length = 0;
+  // The machine's own configuration must not leak into what is tested here.
+  for (const name of ENV_NAMES) vi.stubEnv(name, "");
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const newClient = (options: ConstructorParameters<typeof OrgAgent>[0] = {}) =>
+  new OrgAgent({ apiKey: "test-key", baseUrl: base.url, appUrl: app.url, maxRetries: 0, logLevel: "off", ...options });
+
+const hostOf = (operationId: OperationId) => operations[operationId].host;
+
+describe.each(Object.entries(methods) as [OperationId, MethodCase][])("%s", (operationId, method) => {
+  const expectedHost = hostOf(operationId);
+
+  it.each(["required", "everyOptional"] as const)(`(%s) reaches only the ${expectedHost} host`, async (variant) => {
+    const result = await method[variant](newClient());
+    expect(result).toEqual(successExample(operationId));
+
+    const [target, other] = expectedHost === "app_url" ? [app, base] : [base, app];
+    expect(other.requests).toEqual([]);
+    expect(target.requests.map((r) => [r.method, operationFor(r.method, r.pathname)])).toEqual([
+      [operations[operationId].method, operationId],
+    ]);
+    expect(target.requests[0]!.headers.authorization).toBe("Bearer test-key");
+  });
+});
+
+it("readiness is the only operation served by the app host", () => {
+  const appOperations = Object.keys(operations).filter((id) => hostOf(id as OperationId) === "app_url");
+  expect(appOperations).toEqual(["listReadinessReports"]);
+});
+
+describe("client.raw routes each path to its host", () => {
+  it.each(Object.keys(operations) as OperationId[])("%s", async (operationId) => {
+    const { method, path } = operations[operationId];
+    const client = newClient();
+    const pathParams = Object.fromEntries(
+      [...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => [name, `sample-${name}`]),
+    );
+    const query = operationId.startsWith("getAnalytics") || operationId === "listAnalyticsUsers" ? analyticsRange() : {};
+    const body =
+      operationId === "setUserLimits"
+        ? { users: [{ email: "maya@acme-robotics.example", limit: 5000 }] }
+        : operationId === "createSession"
+          ? { computerId: "cmp_1" }
+          : operationId === "sendSessionMessage"
+            ? { text: "hi" }
+            : undefined;
+    // The raw client is typed per path; driving all paths from the table needs one untyped call.
+    const { data, response } = await (client.raw as any)[method](path, {
+      params: { path: pathParams, query },
+      ...(body ? { body } : {}),
+    });
+    expect(response.status).toBe(operations[operationId].successStatus);
+    expect(data).toEqual(successExample(operationId));
+
+    const [target, other] = pathHosts[path] === "app_url" ? [app, base] : [base, app];
+    expect(other.requests).toEqual([]);
+    expect(target.requests.map((r) => `${r.method} ${r.pathname}`)).toEqual([`${method} ${concretePath(path)}`]);
+    expect(target.requests[0]!.headers.authorization).toBe("Bearer test-key");
+  });
+});
+
+describe("missing appUrl", () => {
+  it("is no error until a readiness call is made; other operations work", async () => {
+    const client = newClient({ appUrl: undefined });
+    expect(client.appUrl).toBeUndefined();
+    await expect(methods.getComputer.required(client)).resolves.toEqual(successExample("getComputer"));
+    await expect(methods.listEnterpriseControlsHistory.required(client)).resolves.toBeDefined();
+    expect(base.requests).toHaveLength(2);
+  });
+
+  it("fails a readiness call with an error naming the option and the env var, sending nothing", async () => {
+    const client = newClient({ appUrl: undefined });
+    const error = await client.readiness.list().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(OrgAgentError);
+    expect((error as Error).message).toMatch(/appUrl/);
+    expect((error as Error).message).toMatch(/ORGAGENT_APP_URL/);
+    await expect(client.raw.GET("/api/organization/maturity-level-reports")).rejects.toThrow(/ORGAGENT_APP_URL/);
+    expect([...base.requests, ...app.requests]).toEqual([]);
+  });
+
+  it("is taken from ORGAGENT_APP_URL when the option is absent", async () => {
+    vi.stubEnv("ORGAGENT_APP_URL", app.url);
+    const client = newClient({ appUrl: undefined });
+    await client.readiness.list();
+    expect(app.requests).toHaveLength(1);
+  });
+});
+
+describe("missing apiKey or baseUrl", () => {
+  it("fails at construction naming `apiKey` and ORGAGENT_API_KEY", () => {
+    expect(() => new OrgAgent({ baseUrl: base.url })).toThrow(OrgAgentError);
+    expect(() => new OrgAgent({ baseUrl: base.url })).toThrow(/`apiKey`.*ORGAGENT_API_KEY|ORGAGENT_API_KEY.*`apiKey`/);
+    expect(() => new OrgAgent({ baseUrl: base.url, apiKey: "" })).toThrow(/ORGAGENT_API_KEY/);
+  });
+
+  it("fails at construction naming `baseUrl` and ORGAGENT_BASE_URL", () => {
+    expect(() => new OrgAgent({ apiKey: "k" })).toThrow(OrgAgentError);
+    expect(() => new OrgAgent({ apiKey: "k" })).toThrow(/`baseUrl`.*ORGAGENT_BASE_URL|ORGAGENT_BASE_URL.*`baseUrl`/);
+  });
+
+  it("takes both from the environment when the options are absent", async () => {
+    vi.stubEnv("ORGAGENT_API_KEY", "env-key");
+    vi.stubEnv("ORGAGENT_BASE_URL", base.url);
+    const client = new OrgAgent({ maxRetries: 0 });
+    await methods.getComputer.required(client);
+    expect(base.requests.map((r) => r.headers.authorization)).toEqual(["Bearer env-key"]);
+  });
+});
+
+describe("apiKey as a function (rotating tokens)", () => {
+  it("a sync function is asked before every request; a second call sends the new token", async () => {
+    let issued = 0;
+    const client = newClient({ apiKey: () => `token-${++issued}` });
+    await methods.getComputer.required(client);
+    await methods.getComputer.required(client);
+    expect(base.requests.map((r) => r.headers.authorization)).toEqual(["Bearer token-1", "Bearer token-2"]);
+  });
+
+  it("an async function is awaited before every request, also for readiness and client.raw", async () => {
+    let issued = 0;
+    const client = newClient({
+      apiKey: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return `jwt-${++issued}`;
+      },
+    });
+    await methods.getSession.required(client);
+    await client.readiness.list();
+    await client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } });
+    expect(base.requests.map((r) => r.headers.authorization)).toEqual(["Bearer jwt-1", "Bearer jwt-3"]);
+    expect(app.requests.map((r) => r.headers.authorization)).toEqual(["Bearer jwt-2"]);
+  });
+});

@@ -1,0 +1,189 @@
+// Auto-pagination of the three list operations against an in-process API with real multi-page data
+// (support/paged-api.ts), each with its own paging rule. Items are compared by identity and order with what the
+// server holds; requests are counted to prove what was (not) fetched.
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { APIUserAbortError, OrgAgent, PaginationError } from "../../src/index.js";
+import { startLoopback, type Loopback } from "./support/loopback.js";
+import { KINDS, idOf, list, makeItems, pagedApi, type Kind, type PagedApi, type PagedApiOptions } from "./support/paged-api.js";
+
+const servers: Loopback[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A loopback server holding `items` for `kind`, and a client pointed at it (both hosts). */
+async function serve(kind: Kind, items: any[], options?: PagedApiOptions): Promise<{ api: PagedApi; client: OrgAgent }> {
+  const api = pagedApi({ [kind]: items }, options);
+  const server = await startLoopback(api.handler);
+  servers.push(server);
+  const client = new OrgAgent({ apiKey: "k", baseUrl: server.url, appUrl: server.url, maxRetries: 0, logLevel: "off" });
+  return { api, client };
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const value of iterable) out.push(value);
+  return out;
+}
+
+describe.each(KINDS)("%s", (kind) => {
+  const ids = (items: any[]) => items.map((item) => idOf(kind, item));
+
+  it.each([1, 2, 250])("iterates %i page(s) with no item lost or duplicated", async (pages) => {
+    const pageSize = 2;
+    // The last page is one short, so every rule (including readiness' "short page ends it") stops after `pages`.
+    const items = makeItems(kind, pages * pageSize - 1);
+    const { api, client } = await serve(kind, items);
+
+    const seen = await collect(list(client, kind, pageSize));
+
+    expect(ids(seen)).toEqual(ids(items));
+    expect(new Set(ids(seen)).size).toBe(items.length);
+    expect(api.requests[kind]).toHaveLength(pages);
+    // Every page request keeps the caller's query and page size.
+    for (const request of api.requests[kind]) {
+      expect(request.query.get("limit")).toBe(String(pageSize));
+      if (kind === "users") expect(request.query.get("startDate")).toBeTruthy();
+    }
+  });
+
+  it("`await` gives the first page only, fetched once", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 9));
+    const promise = list(client, kind, 3);
+    const first = await promise;
+    expect(await promise).toBe(first);
+    expect(first).toEqual(api.sent[kind][0]);
+    expect(api.requests[kind]).toHaveLength(1);
+    // Iterating afterwards starts from the page already fetched.
+    expect(ids(await collect(promise))).toEqual(ids(makeItems(kind, 9)));
+    expect(api.requests[kind]).toHaveLength(kind === "readiness" ? 4 : 3);
+  });
+
+  it("`.pages()` yields every page, as the server sent it", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 10));
+    const pages = await collect(list(client, kind, 3).pages());
+    expect(pages).toEqual(api.sent[kind]);
+    expect(pages.map((page) => (page.data ?? page.changes ?? page.reports).length)).toEqual([3, 3, 3, 1]);
+  });
+
+  it("maxItems stops early without fetching further pages", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 20));
+    expect(ids(await collect(list(client, kind, 3, { maxItems: 5 })))).toEqual(ids(makeItems(kind, 20)).slice(0, 5));
+    expect(api.requests[kind]).toHaveLength(2);
+
+    api.requests[kind].length = 0;
+    expect(await collect(list(client, kind, 3, { maxItems: 3 }))).toHaveLength(3); // exactly one page
+    expect(api.requests[kind]).toHaveLength(1);
+
+    api.requests[kind].length = 0;
+    expect(await collect(list(client, kind, 3, { maxItems: 0 }))).toEqual([]);
+    expect(api.requests[kind]).toHaveLength(0);
+  });
+
+  it("abort between items throws APIUserAbortError and fetches nothing more", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 20));
+    const controller = new AbortController();
+    const seen: any[] = [];
+    const iterate = async () => {
+      for await (const item of list(client, kind, 3, { signal: controller.signal })) {
+        seen.push(item);
+        if (seen.length === 4) controller.abort();
+      }
+    };
+    await expect(iterate()).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(seen).toHaveLength(4);
+    expect(api.requests[kind]).toHaveLength(2);
+  });
+
+  it("abort while a page is in flight throws APIUserAbortError", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 20), { delay: (n) => (n === 1 ? 5_000 : 0) });
+    const controller = new AbortController();
+    const seen: any[] = [];
+    const started = performance.now();
+    const iterate = async () => {
+      for await (const item of list(client, kind, 3, { signal: controller.signal })) {
+        seen.push(item);
+        // The second page is being fetched once the iterator asks past the first page.
+        if (seen.length === 3) setTimeout(() => controller.abort(), 20);
+      }
+    };
+    await expect(iterate()).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(seen).toHaveLength(3);
+    expect(api.requests[kind]).toHaveLength(2);
+  });
+
+  it("a server that repeats itself ends in PaginationError, not an endless loop", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 6), { stuck: true });
+    const seen: any[] = [];
+    const iterate = async () => {
+      for await (const item of list(client, kind, 3)) seen.push(item);
+    };
+    await expect(iterate()).rejects.toBeInstanceOf(PaginationError);
+    // Page 1 announces a cursor, page 2 announces the same one again: stop there.
+    expect(api.requests[kind]).toHaveLength(2);
+    expect(seen.length).toBeLessThanOrEqual(6);
+  });
+});
+
+describe.each(["users", "history"] as const)("%s: empty pages that say there is more", (kind) => {
+  it("go on to the next page", async () => {
+    const items = makeItems(kind, 7);
+    // Requests 0, 2, 3 and 5 get an empty page with has_more; the data still arrives complete, in order.
+    const { api, client } = await serve(kind, items, { emptyPages: [0, 2, 3, 5] });
+    const seen = await collect(list(client, kind, 3));
+    expect(seen.map((i) => idOf(kind, i))).toEqual(items.map((i) => idOf(kind, i)));
+    expect(api.requests[kind]).toHaveLength(3 + 4);
+  });
+});
+
+describe("readiness: no cursor field, next page starts after the last reportId", () => {
+  it("sends startAfter = the last reportId of the previous page", async () => {
+    const items = makeItems("readiness", 5);
+    const { api, client } = await serve("readiness", items);
+    await collect(list(client, "readiness", 2));
+    expect(api.requests.readiness.map((r) => r.query.get("startAfter"))).toEqual([null, "rep_1", "rep_3"]);
+  });
+
+  it("a full last page costs one more request, answered empty, which ends the list", async () => {
+    const items = makeItems("readiness", 6);
+    const { api, client } = await serve("readiness", items);
+    expect(await collect(list(client, "readiness", 3))).toEqual(items);
+    expect(api.sent.readiness.map((page) => page.reports.length)).toEqual([3, 3, 0]);
+  });
+
+  it("without a limit, it stops on the first empty page", async () => {
+    const items = makeItems("readiness", 25);
+    const { api, client } = await serve("readiness", items, { defaultLimit: 10 });
+    expect(await collect(client.readiness.list())).toEqual(items);
+    expect(api.sent.readiness.map((page) => page.reports.length)).toEqual([10, 10, 5, 0]);
+  });
+
+  it("an empty first page is an empty list", async () => {
+    const { api, client } = await serve("readiness", []);
+    expect(await collect(list(client, "readiness", 5))).toEqual([]);
+    expect(api.requests.readiness).toHaveLength(1);
+  });
+});
+
+// For random page sizes and item counts, iteration yields exactly the server's items, in order.
+it("property: iteration yields exactly the server's items in order", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom(...KINDS),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 0, max: 40 }),
+      fc.array(fc.nat({ max: 8 }), { maxLength: 3 }),
+      async (kind, pageSize, count, emptyPages) => {
+        const items = makeItems(kind, count);
+        // Empty "more" pages only exist where the rule has a "more" flag; for readiness an empty page ends the list.
+        const { client } = await serve(kind, items, kind === "readiness" ? {} : { emptyPages });
+        const seen = await collect(list(client, kind, pageSize));
+        expect(seen.map((i) => idOf(kind, i))).toEqual(items.map((i) => idOf(kind, i)));
+        await Promise.all(servers.splice(0).map((server) => server.close()));
+      },
+    ),
+    { numRuns: 40 },
+  );
+});
