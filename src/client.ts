@@ -3,7 +3,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { operations as OperationTypes, paths } from "../generated/openapi.js";
 import { hosts, operations, pathHosts, type HostName, type OperationId } from "../generated/spec-tables.js";
-import { OrgAgentError } from "./core/errors.js";
+import { OrgAgentError, ValidationError } from "./core/errors.js";
 import { Log, isLogLevel, type LogLevel, type Logger } from "./core/log.js";
 import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
 import { send, type RequestOptions, type RetryPolicy, type Transport } from "./core/request.js";
@@ -98,7 +98,7 @@ export class OrgAgent {
     this.#apiKey = apiKey;
     this.#headers = { Accept: "application/json", ...options.headers };
 
-    const logLevel = options.logLevel ?? env(ENV.logLevel) ?? "warn";
+    const logLevel = options.logLevel ?? env(ENV.logLevel)?.toLowerCase() ?? "warn";
     if (!isLogLevel(logLevel)) {
       throw new OrgAgentError(`Invalid logLevel ${JSON.stringify(logLevel)}: use off, error, warn, info or debug.`);
     }
@@ -219,14 +219,21 @@ export class OrgAgent {
   }
 }
 
-// Path parameters are always percent-encoded, and a value made only of dots is encoded too, so `..` can never
-// climb out of its segment: `getByName("../sessions")` asks for the computer named `../sessions`.
+// Path parameters are always percent-encoded, so `getByName("a/b?x=1")` stays one segment with no query. A
+// value of `.` or `..` cannot be one segment at all (URL parsing resolves it, even as `%2E%2E`), so it is refused.
 function serializePath(pathname: string, params: Record<string, unknown>): string {
   return pathname.replace(/\{([^{}]+)\}/g, (match, name: string) => {
     const value = params?.[name];
     if (value === undefined || value === null) return match;
     const text = String(value);
-    return /^\.+$/.test(text) ? text.replace(/\./g, "%2E") : encodeURIComponent(text);
+    if (text === "." || text === "..") {
+      throw new ValidationError(`path.${name}`, text, "a path segment other than . and ..");
+    }
+    try {
+      return encodeURIComponent(text);
+    } catch {
+      throw new ValidationError(`path.${name}`, text, "a well-formed Unicode string (no lone surrogates)");
+    }
   });
 }
 

@@ -3,7 +3,7 @@
 import type * as api from "../generated/openapi.js";
 import { operations } from "../generated/spec-tables.js";
 import type { OrgAgent, QueryParams, RequestBody, ResponseBody } from "./client.js";
-import { APIError, OrgAgentError, ValidationError } from "./core/errors.js";
+import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, ValidationError } from "./core/errors.js";
 import type { PageOptions, PagePromise } from "./core/pagination.js";
 import type { RequestOptions } from "./core/request.js";
 import { checkField, type FieldRule } from "./core/validate.js";
@@ -123,9 +123,10 @@ export class UsageLimits {
         result.updated.push(...applied.updated);
         result.errors.push(...applied.errors);
       } catch (error) {
-        if (!(error instanceof OrgAgentError) || error instanceof ValidationError) throw error;
-        const reason = `not applied: ${error.message}`;
-        result.errors.push(...chunk.map(({ email }) => ({ email, error: reason })));
+        if (!(error instanceof OrgAgentError) || error instanceof ValidationError || error instanceof APIUserAbortError) {
+          throw error;
+        }
+        result.errors.push(...chunk.map(({ email }) => ({ email, error: chunkFailure(error) })));
         if (error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status)) continue;
         // Auth, rate-limit, server or connection failures would fail the rest too: account for them unsent.
         const rest = users.slice(start + size);
@@ -135,6 +136,18 @@ export class UsageLimits {
     }
     return result;
   }
+}
+
+/**
+ * Why a chunk's entries are in `errors`. A refusal (4xx other than 408, or a connection that never carried the
+ * request) surely applied nothing; after a 5xx, a timeout or a reset the server may have applied the chunk, and
+ * the caller should read the limits back or send the entries again (setting a limit is idempotent).
+ */
+function chunkFailure(error: OrgAgentError): string {
+  const refused =
+    (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) ||
+    (error instanceof APIConnectionError && error.notSent);
+  return `${refused ? "not applied" : "may have been applied"}: ${error.message}`;
 }
 
 export class Sessions {

@@ -90,9 +90,7 @@ export class UnprocessableEntityError extends APIError {
 export class RateLimitError extends APIError {
   override name = "RateLimitError";
   /** How long the server asked to wait, in milliseconds, from `Retry-After` or `retry-after-ms`. */
-  get retryAfter(): number | undefined {
-    return parseRetryAfter(this.headers);
-  }
+  readonly retryAfter: number | undefined = parseRetryAfter(this.headers);
 }
 export class InternalServerError extends APIError {
   override name = "InternalServerError";
@@ -111,8 +109,11 @@ const STATUS_ERRORS: Record<number, typeof APIError> = {
 /** The request did not get an HTTP response: DNS, refused or reset connection, TLS. */
 export class APIConnectionError extends OrgAgentError {
   override name = "APIConnectionError";
-  constructor(message = "Connection error.", options?: { cause?: unknown }) {
+  /** The connection failed before the request could have reached the server (refused, DNS): nothing was applied. */
+  readonly notSent: boolean;
+  constructor(message = "Connection error.", options?: { cause?: unknown; notSent?: boolean }) {
     super(message, options);
+    this.notSent = options?.notSent ?? false;
   }
 }
 
@@ -134,14 +135,16 @@ export class APIUserAbortError extends OrgAgentError {
 
 /** Milliseconds to wait from `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. */
 export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
-  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const ms = headers.get("retry-after-ms");
+  if (ms && NUMBER.test(ms)) return Number(ms);
   const value = headers.get("retry-after");
   if (!value) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number.parseFloat(value) * 1000;
-  const date = Date.parse(value);
+  if (NUMBER.test(value)) return Number(value) * 1000;
+  // Every HTTP date form starts with the day name; Date.parse alone would read "abc 12" as December 2001.
+  const date = /^\s*(mon|tue|wed|thu|fri|sat|sun)/i.test(value) ? Date.parse(value) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
 
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();

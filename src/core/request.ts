@@ -7,11 +7,12 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  OrgAgentError,
   isRecord,
   parseRetryAfter,
   snippet,
 } from "./errors.js";
-import type { Log } from "./log.js";
+import { redactHeaders, type Log } from "./log.js";
 
 /** Options every method accepts as its last argument, and the client as defaults. */
 export interface RequestOptions {
@@ -94,13 +95,16 @@ export async function send(
   const { log } = transport;
 
   for (let attempt = 0; ; attempt++) {
+    const headers = await transport.headers(options.headers);
+    // Checked after the await above: from here to the listener in attemptOnce nothing yields, so no abort is missed.
     if (signal?.aborted) throw new APIUserAbortError();
     const remaining = deadlineAt - performance.now();
     if (remaining <= 0) throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded.`);
-    const headers = await transport.headers(options.headers);
     const attemptTimeout = Math.min(timeout, remaining);
     const started = performance.now();
-    if (log.enabled("debug")) log.write("debug", `→ ${label}`, { attempt: attempt + 1, params });
+    if (log.enabled("debug")) {
+      log.write("debug", `→ ${label}`, { attempt: attempt + 1, params, headers: redactHeaders(headers) });
+    }
 
     const outcome = await attemptOnce(transport.raw, op, baseUrl, params, body, headers, signal, attemptTimeout);
     if (log.enabled("debug")) {
@@ -108,6 +112,7 @@ export async function send(
         status: outcome.status,
         ms: Math.round(performance.now() - started),
         ...(outcome.error ? { error: outcome.error.name } : {}),
+        ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
       });
     }
     if (!outcome.error) return outcome.data;
@@ -144,16 +149,15 @@ function isRetryable(outcome: AttemptOutcome, idempotent: boolean): boolean {
   if (error instanceof APIError) return RETRYABLE_STATUS(error.status) && (idempotent || error.status === 429);
   // Includes per-attempt timeouts: the request may have been received, so only a connection that never
   // carried it lets a write go again.
-  if (error instanceof APIConnectionError) return idempotent || outcome.notSent === true;
+  if (error instanceof APIConnectionError) return idempotent || error.notSent;
   return false;
 }
 
 interface AttemptOutcome {
   status?: number;
+  headers?: Headers;
   data?: unknown;
   error?: Error;
-  /** The connection failed before the request could have been sent. */
-  notSent?: boolean;
   /** The status line arrived but the body was cut off. */
   bodyIncomplete?: boolean;
 }
@@ -175,7 +179,7 @@ async function attemptOnce(
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
-  }, timeout);
+  }, Math.min(timeout, MAX_TIMER));
   const interrupted = (): AttemptOutcome | undefined =>
     signal?.aborted
       ? { error: new APIUserAbortError() }
@@ -194,17 +198,17 @@ async function attemptOnce(
         parseAs: "stream",
       });
     } catch (cause) {
+      // Our own errors (a path value refused while building the URL) are not connection failures.
+      if (cause instanceof OrgAgentError) return { error: cause };
       return (
         interrupted() ?? {
-          error: new APIConnectionError(connectionMessage(cause), { cause }),
-          notSent: wasNotSent(cause),
+          error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause) }),
         }
       );
     }
     const { response } = result;
-    if (!response.ok) {
-      return { status: response.status, error: APIError.from(response.status, response.headers, result.error) };
-    }
+    const { status, headers: answered } = response;
+    if (!response.ok) return { status, headers: answered, error: APIError.from(status, answered, result.error) };
     let text = "";
     try {
       text = result.data ? await readText(result.data as ReadableStream<Uint8Array>) : "";
@@ -212,18 +216,19 @@ async function attemptOnce(
       const partial = cause instanceof IncompleteBody ? cause.partial : "";
       return (
         interrupted() ?? {
-          status: response.status,
+          status,
+          headers: answered,
           bodyIncomplete: true,
           error: new APIError(
-            response.status,
-            response.headers,
+            status,
+            answered,
             partial,
-            `${response.status}: the response body was cut off after ${partial.length} characters${partial ? `: ${snippet(partial)}` : ""}`,
+            `${status}: the response body was cut off after ${partial.length} characters${partial ? `: ${snippet(partial)}` : ""}`,
           ),
         }
       );
     }
-    return { status: response.status, ...parseBody(op, response, text) };
+    return { status, headers: answered, ...parseBody(op, response, text) };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -241,12 +246,14 @@ function parseBody(op: OperationSpec, response: Response, text: string): { data?
     ),
   });
   if (!text.trim()) return malformed("the response body is empty, expected JSON");
+  const type = response.headers.get("content-type");
+  // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.
+  if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformed(`expected JSON, got ${type}`);
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    const type = response.headers.get("content-type") ?? "no content type";
-    return malformed(`the response body is not valid JSON (${type})`);
+    return malformed("the response body is not valid JSON");
   }
   const shape = op.response;
   if (shape?.type === "object") {
@@ -300,6 +307,9 @@ function connectionMessage(error: unknown): string {
   return `Connection error: ${parts.join(": ") || "fetch failed"}`;
 }
 
+// setTimeout fires at once for longer delays (with a warning), so `timeout: Infinity` must be clamped.
+const MAX_TIMER = 2 ** 31 - 1;
+
 export function backoffDelay(attempt: number, backoff: { initial: number; max: number }): number {
   const base = Math.min(backoff.max, backoff.initial * 2 ** attempt);
   return base * (1 - 0.25 * Math.random());
@@ -316,7 +326,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, Math.min(ms, MAX_TIMER));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

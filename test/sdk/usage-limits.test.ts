@@ -124,6 +124,7 @@ describe("results", () => {
       emails(input.filter((e, i) => e.limit < 0 || (i >= CHUNK && i < CHUNK * 2))),
     );
     for (const error of result.errors.filter((e) => emails(refused).includes(e.email))) {
+      expect(error.error).toMatch(/^not applied: /); // a 400 is a refusal: nothing of the chunk was applied
       expect(error.error).toContain("400");
       expect(error.error).toContain("chunk 1 refused");
     }
@@ -140,9 +141,18 @@ describe("results", () => {
     expect(emails(result.errors)).toEqual(emails(input.slice(CHUNK)));
     const failed = result.errors.slice(0, CHUNK);
     const unsent = result.errors.slice(CHUNK);
-    expect(failed.every((e) => e.error.includes("500") && e.error.includes("chunk 1 refused"))).toBe(true);
+    // After a 500 the server may have applied the chunk: the reason says so rather than claiming it was not.
+    expect(failed.every((e) => /^may have been applied: /.test(e.error) && e.error.includes("500"))).toBe(true);
     expect(unsent.every((e) => /not sent/.test(e.error) && e.error.includes("chunk 1 refused"))).toBe(true);
     expectAccountedFor(input, result);
+  });
+
+  it("an abort is thrown, not folded into the result", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1), { signal: controller.signal })).rejects.toMatchObject({
+      name: "APIUserAbortError",
+    });
   });
 
   it("a chunk failing once with 500 is retried (PUT is idempotent) and then applied", async () => {

@@ -229,7 +229,7 @@ describe("path parameters are percent-encoded into exactly one segment", () => {
 
   it.each([
     ["../sessions", "..%2Fsessions"],
-    ["...", "%2E%2E%2E"], // not a dot segment; the SDK encodes dot-only names whole
+    ["...", "..."], // three dots are not a dot segment: a URL parser leaves them alone
     ["a/b?x=1", "a%2Fb%3Fx%3D1"],
     ["%2e%2e", "%252e%252e"],
     ["%2F", "%252F"],
@@ -247,6 +247,13 @@ describe("path parameters are percent-encoded into exactly one segment", () => {
 
   it.each([".", ".."])("getByName(%j) is rejected: a URL parser would resolve the dot segment", async (name) => {
     await expectRejected(() => client.computers.getByName(name), "path.name", name, ['"."', '".."']);
+  });
+
+  it.each([".", ".."])("client.raw refuses %j as a path value too, before anything is sent", async (name) => {
+    await expect(
+      client.raw.GET("/api/v0/computers/name/{name}", { params: { path: { name } } }),
+    ).rejects.toMatchObject({ name: "ValidationError", field: "path.name", value: name });
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a name with a lone UTF-16 surrogate is rejected: it has no percent-encoding", async () => {

@@ -1,0 +1,110 @@
+// Proof under faults: 1,000+ logical calls across every operation against a server that fails about half of all
+// attempts in every way it can. No write may be applied twice, every failure must be a typed OrgAgentError, no
+// rejection may go unhandled, nothing may stay open, and no error or log line may carry the API key.
+import { expect, it } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
+import { OrgAgent, OrgAgentError } from "../../src/index.js";
+import { calls, operationIds } from "./calls.js";
+import { seededPlan, startFaultServer } from "./fault-server.js";
+import { SECRET, captureLogger, leaks } from "./secret.js";
+
+const CALLS = 1_050; // 70 per operation
+const CONCURRENCY = 16;
+const SEED = 20261121;
+
+/** Active handles and requests by type (timers that keep the process alive count; unref'd ones do not). */
+function resources(): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+}
+function added(before: Map<string, number>, after = resources()): number {
+  let total = 0;
+  for (const [type, count] of after) total += Math.max(0, count - (before.get(type) ?? 0));
+  return total;
+}
+
+it(`${CALLS} calls through injected faults: no duplicate write, every failure typed, nothing left open`, async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  const before = resources();
+
+  const server = await startFaultServer(seededPlan(SEED));
+  const logger = captureLogger();
+  const client = new OrgAgent({
+    apiKey: SECRET,
+    baseUrl: server.url,
+    appUrl: server.url,
+    timeout: 150,
+    backoff: { initial: 5, max: 40 },
+    maxRetryAfter: 200, // the server's `Retry-After: 1` is over it: those calls give up at once
+    logLevel: "debug",
+    logger,
+  });
+  const withServer = resources();
+
+  const started = performance.now();
+  const failures: unknown[] = [];
+  const succeededWrites: string[] = [];
+  let succeeded = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < CALLS; i = next++) {
+        const operationId = operationIds[i % operationIds.length]!;
+        try {
+          await calls[operationId](client, { headers: { "x-test-call-id": `call-${i}` } });
+          succeeded++;
+          if (operations[operationId].method === "POST") succeededWrites.push(`call-${i}`);
+        } catch (error) {
+          failures.push(error);
+        }
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  // Every attempt timer and backoff sleep must be gone the moment the calls have settled.
+  const timersLeft = Math.max(0, (resources().get("Timeout") ?? 0) - (withServer.get("Timeout") ?? 0));
+
+  await server.close();
+  // Keep-alive sockets close when the server drops its side; give them a moment, then count what is left.
+  let openHandles = added(before);
+  for (let waited = 0; openHandles > 0 && waited < 2_000; waited += 20) {
+    await new Promise((tick) => setTimeout(tick, 20));
+    openHandles = added(before);
+  }
+  process.off("unhandledRejection", onUnhandled);
+
+  const typed = failures.filter((error) => error instanceof OrgAgentError);
+  const duplicates = server.duplicateWrites();
+  console.log(
+    `calls=${CALLS} succeeded=${succeeded} failed_typed=${typed.length} writes_applied_twice=${duplicates.length} ` +
+      `unhandled_rejections=${unhandled.length} open_handles=${openHandles}`,
+  );
+  const byKind = new Map<string, number>();
+  for (const request of server.requests) byKind.set(request.fault, (byKind.get(request.fault) ?? 0) + 1);
+  const byError = new Map<string, number>();
+  for (const error of failures) byError.set((error as Error).name, (byError.get((error as Error).name) ?? 0) + 1);
+  console.log(
+    `attempts=${server.requests.length} ms=${Math.round(elapsed)} faults=${JSON.stringify(Object.fromEntries(byKind))} ` +
+      `errors=${JSON.stringify(Object.fromEntries(byError))}`,
+  );
+
+  expect(succeeded + failures.length).toBe(CALLS);
+  expect(failures.filter((error) => !(error instanceof OrgAgentError))).toEqual([]);
+  expect(duplicates).toEqual([]);
+  // A write that succeeded was applied exactly once.
+  const applied = new Set(server.writes.map((write) => write.callId));
+  expect(succeededWrites.filter((callId) => !applied.has(callId))).toEqual([]);
+  expect(unhandled).toEqual([]);
+  expect(timersLeft).toBe(0);
+  expect(openHandles).toBe(0);
+  // The run is only a proof if the faults really happened and the retries really helped.
+  expect(new Set(server.requests.map((r) => r.operationId)).size).toBe(operationIds.length);
+  expect(succeeded).toBeGreaterThan(CALLS / 2);
+  expect(failures.length).toBeGreaterThan(0);
+  expect(leaks([...failures, client, ...logger.lines])).toEqual([]);
+  // A debug log was written and still names no credential.
+  expect(logger.lines.length).toBeGreaterThan(CALLS);
+}, 30_000);

@@ -1,0 +1,85 @@
+// A 2xx that is not the documented JSON (a proxy's HTML page, an empty body, the wrong content type, truncated or
+// wrongly shaped JSON) is a typed APIError carrying the status and a snippet of what came back: never a crash,
+// never a silently undefined or wrongly shaped result. Error statuses with non-JSON bodies keep their class.
+import { afterAll, describe, expect, it } from "vitest";
+import { operations, type OperationId } from "../../generated/spec-tables.js";
+import { APIError, AuthenticationError, InternalServerError } from "../../src/index.js";
+import { calls } from "./calls.js";
+import { success, type Fault } from "./fault-server.js";
+import { leaks } from "./secret.js";
+import { clientOf, corpus, rejection, scripted } from "./support.js";
+
+afterAll(() => {
+  expect(leaks(corpus)).toEqual([]);
+});
+
+const ENVELOPED: OperationId = "getAnalyticsTokens"; // the spec's response table: { data: array, meta: object }
+const PLAIN: OperationId = "getComputer"; // an object without an envelope
+const json = { "content-type": "application/json" };
+const html = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>";
+
+const cases: [string, Fault, RegExp, OperationId[]][] = [
+  ["not JSON", { kind: "raw", headers: json, body: "OK" }, /not valid JSON: OK/, [ENVELOPED, PLAIN]],
+  ["truncated JSON", { kind: "raw", headers: json, body: '{"data":[{"date":"2026-03' }, /not valid JSON: \{"data"/, [ENVELOPED, PLAIN]],
+  ["an HTML page from a proxy", { kind: "raw", headers: { "content-type": "text/html" }, body: html }, /got text\/html: <!DOCTYPE html>/, [ENVELOPED, PLAIN]],
+  ["an empty 200", { kind: "raw", headers: { ...json, "content-length": "0" }, body: "" }, /body is empty/, [ENVELOPED, PLAIN]],
+  ["a blank 200", { kind: "raw", headers: json, body: " \n" }, /body is empty/, [ENVELOPED, PLAIN]],
+  ["JSON with a wrong content type", { kind: "raw", headers: { "content-type": "text/plain" }, body: "{}" }, /got text\/plain: \{\}/, [ENVELOPED, PLAIN]],
+  ["an array instead of an object", { kind: "raw", headers: json, body: "[]" }, /expected a JSON object: \[\]/, [ENVELOPED, PLAIN]],
+  ["null", { kind: "raw", headers: json, body: "null" }, /expected a JSON object: null/, [ENVELOPED, PLAIN]],
+  ["a bare string", { kind: "raw", headers: json, body: '"ok"' }, /expected a JSON object: "ok"/, [ENVELOPED, PLAIN]],
+  ["an object without the `data` envelope", { kind: "raw", headers: json, body: '{"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
+  ["`data` that is not an array", { kind: "raw", headers: json, body: '{"data":{},"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
+  ["a body cut off in transfer", { kind: "truncate" }, /cut off after \d+ characters: \{/, [ENVELOPED, PLAIN]],
+];
+
+describe.each(cases)("a 2xx with %s", (_, fault, message, operationIds) => {
+  it.each(operationIds)("%s: APIError with status and snippet", async (id) => {
+    const server = await scripted(fault);
+    const error = await rejection(calls[id](clientOf(server, { maxRetries: 0 }), {}));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(operations[id].successStatus);
+    expect(error.message).toMatch(message);
+  });
+});
+
+describe("what is still accepted", () => {
+  it("JSON with a charset parameter or a +json type, and JSON without any content type", async () => {
+    const body = JSON.stringify(success(PLAIN));
+    const accepted: Record<string, string>[] = [
+      { "content-type": "application/json; charset=utf-8" },
+      { "content-type": "application/vnd.orgagent+json" },
+      {},
+    ];
+    for (const headers of accepted) {
+      const server = await scripted({ kind: "raw", headers, body });
+      await expect(calls[PLAIN](clientOf(server), {})).resolves.toEqual(success(PLAIN));
+    }
+  });
+});
+
+describe("error statuses with bodies that are not problem JSON", () => {
+  it("a 502 HTML page is an InternalServerError with status and snippet", async () => {
+    const server = await scripted({ kind: "raw", status: 502, headers: { "content-type": "text/html" }, body: html });
+    const error = await rejection(calls[PLAIN](clientOf(server, { maxRetries: 0 }), {}));
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.status).toBe(502);
+    expect(error.message).toContain("502: <!DOCTYPE html>");
+    expect(error.body).toBe(html);
+  });
+
+  it("a 401 in plain text is an AuthenticationError carrying the text", async () => {
+    const server = await scripted({ kind: "raw", status: 401, headers: { "content-type": "text/plain" }, body: "token expired" });
+    const error = await rejection(calls[PLAIN](clientOf(server), {}));
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).toBe("401: token expired");
+  });
+
+  it("an error status with an empty body still has its class and status", async () => {
+    const server = await scripted({ kind: "raw", status: 404, headers: { "content-length": "0" }, body: "" });
+    const error = await rejection(calls[PLAIN](clientOf(server), {}));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(404);
+    expect(error.body).toBeUndefined();
+  });
+});

@@ -1,0 +1,178 @@
+// The API key stays secret: not in any error (message, String, JSON, inspect, stack, cause), not in the inspected
+// client, not in any log line at any level; never forwarded by a redirect to another origin. Logging obeys
+// `logLevel` / ORGAGENT_LOG and redacts credential headers.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { inspect } from "node:util";
+import { fetch as undiciFetch } from "undici";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { OrgAgent, OrgAgentError, type ClientOptions } from "../../src/index.js";
+import { calls, operationIds } from "./calls.js";
+import { success, type Fault } from "./fault-server.js";
+import { SECRET, captureLogger, leaks } from "./secret.js";
+import { clientOf, corpus, rejection, scripted, unusedPort } from "./support.js";
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+afterAll(() => {
+  expect(leaks(corpus)).toEqual([]);
+});
+
+describe("the API key never shows", () => {
+  const faults: Fault[] = [
+    { kind: "status", status: 401 },
+    { kind: "status", status: 403 },
+    { kind: "status", status: 404 },
+    { kind: "status", status: 429, headers: { "retry-after": "3600" } },
+    { kind: "status", status: 500 },
+    { kind: "raw", status: 502, headers: { "content-type": "text/html" }, body: "<html>Bad Gateway</html>" },
+    { kind: "raw", headers: { "content-type": "application/json" }, body: "[]" },
+    { kind: "reset-before-read" },
+    { kind: "reset-after-apply" },
+    { kind: "stall" },
+    { kind: "truncate" },
+  ];
+
+  it("in any error of any operation and fault, in any rendering, nor in a debug log", async () => {
+    const logger = captureLogger();
+    const errors: unknown[] = [];
+    for (const fault of faults) {
+      const server = await scripted(...operationIds.map(() => fault));
+      const client = clientOf(server, { maxRetries: 0, timeout: 50, logLevel: "debug", logger });
+      for (const id of operationIds) errors.push(await rejection(calls[id](client, {})));
+    }
+    const nobody = { url: `http://127.0.0.1:${await unusedPort()}` };
+    const refused = clientOf(nobody, { maxRetries: 0, logLevel: "debug", logger });
+    errors.push(await rejection(refused.computers.get("cmp_1")));
+    errors.push(await rejection(refused.computers.get("cmp_1", { signal: AbortSignal.abort() })));
+    errors.push(await rejection(refused.analytics.tokens({ startDate: "2026-02-30", endDate: "2026-03-01" })));
+    vi.stubEnv("ORGAGENT_APP_URL", "");
+    errors.push(await rejection(Promise.resolve(clientOf(nobody, { appUrl: undefined }).readiness.list())));
+
+    expect(errors.length).toBe(faults.length * operationIds.length + 4);
+    expect(errors.every((error) => error instanceof OrgAgentError)).toBe(true);
+    expect(logger.lines.filter((line) => line.startsWith("debug")).length).toBeGreaterThan(operationIds.length);
+    expect(leaks([...errors, ...logger.lines])).toEqual([]);
+  });
+
+  it("nor a rotating key from a function", async () => {
+    const logger = captureLogger();
+    const server = await scripted({ kind: "status", status: 401 }, { kind: "reset-after-apply" });
+    const client = clientOf(server, { apiKey: async () => SECRET, maxRetries: 0, logLevel: "debug", logger });
+    const errors = [await rejection(client.computers.get("cmp_1")), await rejection(client.computers.get("cmp_1"))];
+    expect(leaks([...errors, client, ...logger.lines])).toEqual([]);
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  it("in the client: inspect, String, JSON", () => {
+    const client = clientOf({ url: "http://127.0.0.1:9" });
+    expect(leaks([client, String(client), inspect(client, { showHidden: true, depth: 10 })])).toEqual([]);
+    expect(inspect(client)).toContain("apiKey: ***");
+  });
+});
+
+describe("redirects", () => {
+  const open: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => new Promise((done) => (s.closeAllConnections(), s.close(done)))));
+  });
+
+  /** A server that redirects every request to the same path on `target` with `status`. */
+  async function redirector(status: number, target: () => string): Promise<string> {
+    const server = createServer((req, res) => {
+      res.writeHead(status, { location: `${target()}${req.url}` }).end();
+    });
+    open.push(server);
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  // undici's own fetch (the one Node 22+ bundles) cannot read Node 20's Request objects: hand it the parts.
+  const viaUndici = ((request: Request) =>
+    undiciFetch(request.url, { method: request.method, headers: [...request.headers] })) as unknown as typeof fetch;
+  const fetches: [string, ClientOptions["fetch"]][] = [
+    ["Node's fetch", undefined],
+    ["undici's fetch", viaUndici],
+  ];
+
+  describe.each(fetches)("with %s", (_, fetch) => {
+    it.each([301, 302, 303, 307, 308])("a %i to another port (another origin) arrives without Authorization", async (status) => {
+      const target = await scripted();
+      const origin = await redirector(status, () => target.url);
+      await expect(clientOf({ url: origin }, { fetch }).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
+      expect(target.requests).toHaveLength(1);
+      expect(target.requests[0]!.headers.authorization).toBeUndefined();
+    });
+
+    it("a redirect within the same origin keeps it (the SDK still follows redirects)", async () => {
+      const seen: (string | undefined)[] = [];
+      const server = createServer((req, res) => {
+        if (req.url!.endsWith("/moved")) return res.writeHead(307, { location: req.url!.replace("/moved", "") }).end();
+        seen.push(req.headers.authorization);
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(success("getComputer")));
+      });
+      open.push(server);
+      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await expect(clientOf({ url }, { fetch }).computers.get("moved")).resolves.toEqual(success("getComputer"));
+      expect(seen).toEqual([`Bearer ${SECRET}`]);
+    });
+  });
+});
+
+describe("logging", () => {
+  // One call that is retried once and one that exhausts its retries: debug, info and warn events.
+  async function logAt(options: ClientOptions): Promise<string[]> {
+    const unavailable: Fault = { kind: "status", status: 503 };
+    const server = await scripted(unavailable, { kind: "ok" }, unavailable, unavailable, unavailable);
+    const logger = captureLogger();
+    const client = clientOf(server, { logger, ...options });
+    await client.computers.get("cmp_1");
+    corpus.push(await client.computers.get("cmp_1").catch((error) => error));
+    return logger.lines;
+  }
+  const levelsOf = (lines: string[]) => [...new Set(lines.map((line) => line.split(" ")[0]))].sort();
+
+  it.each([
+    ["debug", ["debug", "info", "warn"]],
+    ["info", ["info", "warn"]],
+    ["warn", ["warn"]],
+    ["error", []], // the SDK logs no errors: it throws them
+    ["off", []],
+  ] as const)("logLevel %s writes %j", async (logLevel, levels) => {
+    expect(levelsOf(await logAt({ logLevel }))).toEqual(levels);
+  });
+
+  it("defaults to warn, or to ORGAGENT_LOG (any case); a bad ORGAGENT_LOG is an error naming the choices", async () => {
+    vi.stubEnv("ORGAGENT_LOG", "");
+    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["warn"]);
+    vi.stubEnv("ORGAGENT_LOG", "DEBUG");
+    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["debug", "info", "warn"]);
+    vi.stubEnv("ORGAGENT_LOG", "verbose");
+    expect(() => clientOf({ url: "http://127.0.0.1:9" }, { logLevel: undefined })).toThrow(/off, error, warn, info or debug/);
+  });
+
+  it("logs to console by default", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await logAt({ logger: undefined, logLevel: "warn" });
+      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 3 attempts/));
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it("redacts authorization, cookie and set-cookie in logged headers", async () => {
+    const server = await scripted({ kind: "raw", headers: { "content-type": "application/json", "set-cookie": "sid=server-session-77" }, body: "{}" });
+    const logger = captureLogger();
+    const client = clientOf(server, { logger, logLevel: "debug", headers: { Cookie: "sid=client-session-42" } });
+    await client.computers.get("cmp_1");
+    const log = logger.lines.join("\n");
+    expect(log).toContain('"Authorization":"***"');
+    expect(log).toContain('"Cookie":"***"');
+    expect(log).toContain('"set-cookie":"***"');
+    expect(log).not.toMatch(/client-session-42|server-session-77/);
+    expect(server.requests[0]!.headers.cookie).toBe("sid=client-session-42");
+  });
+});
