@@ -1,0 +1,181 @@
+// The package as users meet it: the tarball `npm pack` makes, installed into a clean project, imported with
+// `import` and `require()`, compiled by a strict consumer, run against Prism, checked by publint and
+// arethetypeswrong, and its spec fed to a second, independent code generator.
+import { checkPackage, createPackageFromTarballData } from "@arethetypeswrong/core";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startPrism } from "../../scripts/prism.mjs";
+import { expectedSummary, smokeConfig } from "../runtimes/smoke-expectations.js";
+import {
+  command,
+  consumerConfigs,
+  createConsumerProject,
+  mustRun,
+  repoTsc,
+  root,
+  type CommandResult,
+  type ConsumerConfig,
+  type ConsumerProject,
+} from "./consumer-project.js";
+
+const spec = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
+const operationIds: string[] = Object.values<Record<string, { operationId?: string }>>(spec.paths)
+  .flatMap((item) => Object.values(item))
+  .flatMap((operation) => (operation?.operationId ? [operation.operationId] : []));
+
+let project: ConsumerProject;
+let prism: { url: string; close(): Promise<void> };
+let compiled: CommandResult;
+
+beforeAll(async () => {
+  project = await createConsumerProject();
+  // Prism mocks the spec the package ships, not the repo's copy.
+  [prism, compiled] = await Promise.all([
+    startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") }),
+    project.typecheck("node16"),
+  ]);
+});
+afterAll(async () => {
+  await prism?.close();
+  project?.remove();
+});
+
+/** Runs Node in the consumer project. */
+const node = (args: string[]) => command(process.execPath, args, { cwd: project.dir });
+const exportedNames = async (specifier: string, loader: "import" | "require") => {
+  const script =
+    loader === "import"
+      ? `import * as m from ${JSON.stringify(specifier)}; console.log(JSON.stringify(Object.keys(m).sort()))`
+      : `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(specifier)})).sort()))`;
+  const result = await node(loader === "import" ? ["--input-type=module", "-e", script] : ["-e", script]);
+  expect(result.stderr).toBe("");
+  return JSON.parse(result.stdout) as string[];
+};
+
+describe("the tarball", () => {
+  test("holds the ESM and CJS builds with their declarations, the emulator, the CLI and the bundled spec, nothing else", () => {
+    const alwaysPacked = new Set(["package.json", "README.md", "LICENSE"]);
+    expect(project.packedFiles.filter((file) => !alwaysPacked.has(file))).toEqual(
+      [
+        "dist/cli.js",
+        "dist/emulator/index.cjs",
+        "dist/emulator/index.d.cts",
+        "dist/emulator/index.d.ts",
+        "dist/emulator/index.js",
+        "dist/index.cjs",
+        "dist/index.d.cts",
+        "dist/index.d.ts",
+        "dist/index.js",
+        "dist/openapi.json",
+        "dist/openapi.yaml",
+      ].sort(),
+    );
+  });
+
+  test("needs no runtime dependency but openapi-fetch: the CLI carries commander and csv-parse", () => {
+    const installed = JSON.parse(readFileSync(join(project.dir, "node_modules", "orgagent", "package.json"), "utf8"));
+    expect(Object.keys(installed.dependencies)).toEqual(["openapi-fetch"]);
+    const modules = readdirSync(join(project.dir, "node_modules")).filter((name) => !name.startsWith("."));
+    expect(modules).not.toContain("commander");
+    expect(modules).not.toContain("csv-parse");
+  });
+
+  test("publint reports nothing", async () => {
+    const data = readFileSync(project.tarball);
+    const tarball = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+    const { messages, pkg } = await publint({ pack: { tarball }, level: "suggestion", strict: true });
+    expect(messages.map((message) => formatMessage(message, pkg))).toEqual([]);
+  });
+
+  test("arethetypeswrong finds no problem in any entry point, under node10, node16 (ESM and CJS) and bundler", async () => {
+    const pkg = createPackageFromTarballData(new Uint8Array(readFileSync(project.tarball)));
+    // orgagent/openapi.yaml is a data file read by path (require.resolve), not a module: no resolution mode can type it.
+    const result = await checkPackage(pkg, { excludeEntrypoints: ["./openapi.yaml"] });
+    if (!("problems" in result)) throw new Error("attw found no types at all");
+    expect(Object.keys(result.entrypoints).sort()).toEqual([".", "./emulator", "./openapi.json", "./package.json"]);
+    expect(result.problems).toEqual([]);
+  });
+});
+
+describe("a consumer project", () => {
+  test("imports the same public API with `import` and with `require()`, and it is src/index.ts's", async () => {
+    const source = Object.keys(await import("../../src/index.js")).sort();
+    expect(await exportedNames("orgagent", "import")).toEqual(source);
+    expect(await exportedNames("orgagent", "require")).toEqual(source);
+  });
+
+  test("imports orgagent/emulator with `import` and with `require()`", async () => {
+    const source = Object.keys(await import("../../src/emulator/index.js")).sort();
+    expect(source).toContain("startEmulator");
+    expect(await exportedNames("orgagent/emulator", "import")).toEqual(source);
+    expect(await exportedNames("orgagent/emulator", "require")).toEqual(source);
+  });
+
+  test("resolves orgagent/openapi.json and orgagent/openapi.yaml to the bundled spec", async () => {
+    for (const file of ["openapi.json", "openapi.yaml"]) {
+      const resolved = await node(["-p", `require.resolve("orgagent/${file}")`]);
+      expect(resolved.stderr).toBe("");
+      expect(readFileSync(resolved.stdout.trim(), "utf8")).toBe(readFileSync(join(root, "generated", file), "utf8"));
+    }
+  });
+
+  test.each(Object.keys(consumerConfigs) as ConsumerConfig[])(
+    "type-checks under strict TypeScript: %s",
+    async (config) => {
+      const result = config === "node16" ? compiled : await project.typecheck(config);
+      expect(result.stdout + result.stderr).toBe("");
+      expect(result.code).toBe(0);
+    },
+  );
+
+  test.each(["run.mjs", "run.cjs"])("runs against Prism, compiled and loaded through out/%s", async (entry) => {
+    expect(compiled.code).toBe(0);
+    const result = await mustRun(process.execPath, [join("out", entry), JSON.stringify(smokeConfig(prism.url))], {
+      cwd: project.dir,
+    });
+    expect(JSON.parse(result.stdout)).toEqual(expectedSummary);
+  });
+
+  test("runs the orgagent bin, with no dependency it does not ship", async () => {
+    const result = await command(join(project.dir, "node_modules", ".bin", "orgagent"), ["--help"], { cwd: project.dir });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Usage: orgagent/);
+  });
+});
+
+describe("the packaged spec serves other generators", () => {
+  test("@hey-api/openapi-ts generates a client from orgagent/openapi.json without warnings, and it type-checks", async () => {
+    const input = (await node(["-p", 'require.resolve("orgagent/openapi.json")'])).stdout.trim();
+    const generator = join(root, "node_modules", "@hey-api", "openapi-ts", "bin", "run.js");
+    const generated = await mustRun(process.execPath, [generator, "-i", input, "-o", "hey-api", "--no-log-file"], {
+      cwd: project.dir,
+      env: { NO_COLOR: "1", FORCE_COLOR: "0" },
+    });
+    expect(generated.stdout + generated.stderr).not.toMatch(/warn|error|deprecat/i);
+
+    // One SDK function per operation of the spec.
+    const index = readFileSync(join(project.dir, "hey-api", "index.ts"), "utf8");
+    for (const operationId of operationIds) expect(index).toMatch(new RegExp(`\\b${operationId}\\b`));
+
+    const tsconfig = join(project.dir, "tsconfig.hey-api.json");
+    const compilerOptions = {
+      strict: true,
+      skipLibCheck: false,
+      module: "esnext",
+      moduleResolution: "bundler",
+      target: "es2022",
+      // The generated client iterates URLSearchParams, which needs the DOM's iterable declarations.
+      lib: ["es2022", "dom", "dom.iterable"],
+      types: [],
+      noEmit: true,
+    };
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions, include: ["hey-api"] }));
+    const checked = await command(process.execPath, [repoTsc, "-p", tsconfig], { cwd: project.dir });
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.code).toBe(0);
+  });
+});

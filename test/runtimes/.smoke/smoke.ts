@@ -1,0 +1,159 @@
+// The consumer program: written the way a user writes against the published package (`import … from "orgagent"`,
+// TypeScript strict), it is
+//   - type-checked in a clean consumer project under moduleResolution node16 and bundler (test/package),
+//     and with TypeScript 5.4, 5.9, 6.0 and 7.0 (test/package/typescript-versions.e2e.ts);
+//   - compiled once and run against Prism on Node 20, 22, 24, Bun, Deno and headless Chromium (test/runtimes),
+//     and from CommonJS with require() on Node (test/package).
+// It lives in a dot-directory so the repo's own `tsc -p .` (which has no "orgagent" package to resolve before a
+// build) and vitest skip it; the tests copy it into the consumer project.
+// Only globals every runtime has (fetch, Request, URL, console): no Node types, no DOM-only APIs.
+import {
+  APIError,
+  NotFoundError,
+  OrgAgent,
+  OrgAgentError,
+  ValidationError,
+  type ClientOptions,
+  type CreditsGroupedRow,
+  type ReadinessReport,
+  type Session,
+  type UserRow,
+} from "orgagent";
+
+export interface SmokeConfig {
+  apiKey: string;
+  baseUrl: string;
+  appUrl: string;
+  /** A date range analytics accepts. */
+  startDate: string;
+  endDate: string;
+  /**
+   * Prism serves the first example of a response unless a request names another (`Prefer: example=…`): the
+   * grouped `/tokens` call asks for the grouped example, and requests that continue a list from a cursor ask for
+   * the last page of `/users`, so iterating the list ends as a real one does.
+   */
+  examples: { groupedTokens: string; lastUsersPage: string };
+}
+
+/** What the smoke saw; the runner compares it with what the spec's examples say, the same on every runtime. */
+export interface SmokeSummary {
+  tokenDays: string[];
+  groupedModels: string[];
+  userIds: string[];
+  userPageSizes: number[];
+  readinessReportIds: string[];
+  sessionStatus: Session["status"];
+  messageRole: string;
+  computerName: string;
+  rawComputerId: string;
+  notFound: { errorClass: string; status: number; hasTitle: boolean };
+  validation: { errorClass: string; requestsSent: number };
+}
+
+export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
+  let requestsSent = 0;
+  const continuesFromCursor: typeof fetch = (input, init) => {
+    const request = new Request(input, init);
+    requestsSent++;
+    if (new URL(request.url).searchParams.has("cursor")) {
+      request.headers.set("Prefer", `code=200, example=${config.examples.lastUsersPage}`);
+    }
+    return fetch(request);
+  };
+  const options: ClientOptions = {
+    apiKey: config.apiKey,
+    baseUrl: config.baseUrl,
+    appUrl: config.appUrl,
+    fetch: continuesFromCursor,
+    maxRetries: 0,
+  };
+  const client = new OrgAgent(options);
+  const range = { startDate: config.startDate, endDate: config.endDate };
+
+  // API host: analytics, plain and grouped (the grouped overload types the rows).
+  const tokens = await client.analytics.tokens(range);
+  const grouped = await client.analytics.tokens(
+    { ...range, group_by: "model" },
+    { headers: { Prefer: `code=200, example=${config.examples.groupedTokens}` } },
+  );
+  const groupedRows: CreditsGroupedRow[] = grouped.data;
+
+  // Auto-pagination across pages.
+  const users: UserRow[] = [];
+  for await (const user of client.analytics.users({ ...range, limit: 2 })) users.push(user);
+  const userPageSizes: number[] = [];
+  for await (const page of client.analytics.users({ ...range, limit: 2 }).pages()) userPageSizes.push(page.data.length);
+
+  // App host: readiness reports.
+  const reports: ReadinessReport[] = [];
+  for await (const report of client.readiness.list({ limit: 20 })) reports.push(report);
+
+  // Writes and reads on the API host.
+  const session = await client.sessions.create({ computerId: "cmp_3e9d0a4b7c2f4e61", cwd: "/home/builder/project" });
+  const sent = await client.sessions.sendMessage(session.sessionId, { text: "Run the test suite." });
+  const message = await client.sessions.getMessage(session.sessionId, sent.messageId);
+  const computer = await client.computers.getByName("build-box-eu-1");
+
+  // The raw openapi-fetch client, typed by the spec's paths.
+  const raw = await client.raw.GET("/api/v0/computers/{computerId}", {
+    params: { path: { computerId: computer.id } },
+  });
+  if (!raw.data) throw new Error(`raw GET failed with ${raw.response.status}`);
+
+  // A typed API error.
+  let notFound: SmokeSummary["notFound"] | undefined;
+  try {
+    await client.computers.get("cmp_missing", { headers: { Prefer: "code=404" } });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    const apiError: APIError = error;
+    notFound = { errorClass: error.name, status: apiError.status, hasTitle: typeof apiError.title === "string" };
+  }
+  if (!notFound) throw new Error("expected a NotFoundError");
+
+  // Bad input is refused before anything is sent.
+  let validation: SmokeSummary["validation"] | undefined;
+  const before = requestsSent;
+  try {
+    await client.analytics.tokens({ startDate: config.endDate, endDate: config.startDate });
+  } catch (error) {
+    if (!(error instanceof ValidationError) || !(error instanceof OrgAgentError)) throw error;
+    validation = { errorClass: error.name, requestsSent: requestsSent - before };
+  }
+  if (!validation) throw new Error("expected a ValidationError");
+
+  return {
+    tokenDays: tokens.data.map((row) => row.date),
+    groupedModels: groupedRows.map((row) => row.group_key),
+    userIds: users.map((user) => user.user_id),
+    userPageSizes,
+    readinessReportIds: reports.map((report) => report.reportId),
+    sessionStatus: session.status,
+    messageRole: message.role,
+    computerName: computer.name,
+    rawComputerId: raw.data.id,
+    notFound,
+    validation,
+  };
+}
+
+// Never called: each line must fail to compile, so the checks above are not passing on `any`.
+export function wrongUsesDoNotCompile(client: OrgAgent): void {
+  // @ts-expect-error endDate is required
+  void client.analytics.tokens({ startDate: "2026-03-02" });
+  // @ts-expect-error group_by of /tokens is "model" only
+  void client.analytics.tokens({ startDate: "2026-03-02", endDate: "2026-03-03", group_by: "tool_name" });
+  // @ts-expect-error computerId is required
+  void client.sessions.create({ cwd: "/tmp" });
+  // @ts-expect-error text must be a string
+  void client.sessions.sendMessage("sess_1", { text: 42 });
+  // @ts-expect-error a path the spec does not have
+  void client.raw.GET("/api/v0/nowhere");
+  // @ts-expect-error rows of a grouped call are grouped rows
+  const ungrouped: Promise<{ data: { group_key: number }[] }> = client.analytics.tokens({
+    startDate: "2026-03-02",
+    endDate: "2026-03-03",
+    group_by: "model",
+  });
+  void ungrouped;
+}

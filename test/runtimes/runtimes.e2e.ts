@@ -1,0 +1,110 @@
+// One smoke program (test/runtimes/.smoke/smoke.ts, compiled once in a consumer project with the packed tarball)
+// runs against Prism on every runtime users have: Node 20 (this machine), Node 22 and 24, Bun and Deno (each
+// fetched from the npm registry by npx), and headless Chromium, where it loads the package's own ESM files
+// through an import map and calls Prism cross-origin (CORS). Every runtime must report exactly what the spec's
+// examples say.
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join, normalize, sep } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startPrism } from "../../scripts/prism.mjs";
+import { createConsumerProject, mustRun, type ConsumerProject } from "../package/consumer-project.js";
+import { launchChromium } from "./chromium.js";
+import { expectedSummary, smokeConfig } from "./smoke-expectations.js";
+
+let project: ConsumerProject;
+let prism: { url: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  project = await createConsumerProject();
+  const compiled = await project.typecheck("node16");
+  if (compiled.code !== 0) throw new Error(`the smoke does not compile:\n${compiled.stdout}${compiled.stderr}`);
+  prism = await startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") });
+});
+afterAll(async () => {
+  await prism?.close();
+  project?.remove();
+});
+
+/** How each runtime is started: the command before the script, and its expected version. */
+const runtimes: { name: string; command: string[]; version: RegExp; permissions?: (prismUrl: string) => string[] }[] = [
+  { name: "Node 20", command: [process.execPath], version: /^v20\./ },
+  { name: "Node 22", command: ["npx", "-y", "node@22"], version: /^v22\./ },
+  { name: "Node 24", command: ["npx", "-y", "node@24"], version: /^v24\./ },
+  { name: "Bun", command: ["npx", "-y", "bun@1"], version: /^1\./ },
+  {
+    name: "Deno",
+    command: ["npx", "-y", "deno"],
+    version: /^deno \d+\./,
+    // Least privilege: read the project, talk to Prism, read the ORGAGENT_* variables the client looks up.
+    permissions: (prismUrl) => [
+      "run",
+      `--allow-read=.`,
+      `--allow-net=${new URL(prismUrl).host}`,
+      "--allow-env=ORGAGENT_API_KEY,ORGAGENT_BASE_URL,ORGAGENT_APP_URL,ORGAGENT_LOG",
+    ],
+  },
+];
+
+describe.each(runtimes)("$name", ({ command, version, permissions }) => {
+  const [file, ...prefix] = command as [string, ...string[]];
+
+  test("is the runtime that runs", async () => {
+    const result = await mustRun(file, [...prefix, "--version"], { cwd: project.dir, timeout: 300_000 });
+    expect(result.stdout.trim()).toMatch(version);
+  });
+
+  test("runs the smoke against Prism", async () => {
+    const args = [...prefix, ...(permissions?.(prism.url) ?? []), join("out", "run.mjs"), JSON.stringify(smokeConfig(prism.url))];
+    const result = await mustRun(file, args, { cwd: project.dir, timeout: 300_000 });
+    expect(JSON.parse(result.stdout)).toEqual(expectedSummary);
+  });
+});
+
+describe("headless Chromium", () => {
+  let server: Server;
+  let origin: string;
+  const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript" };
+
+  beforeAll(async () => {
+    // Serves the consumer project (its index.html, out/ and node_modules/) from its own origin.
+    server = createServer(async (request, response) => {
+      const path = normalize(join(project.dir, decodeURIComponent(new URL(request.url!, "http://x").pathname)));
+      if (!path.startsWith(project.dir + sep)) return void response.writeHead(403).end();
+      try {
+        const body = await readFile(path);
+        response.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" }).end(body);
+      } catch {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((closed) => (server ? server.close(() => closed()) : closed())));
+
+  test("runs the smoke from the package's ESM files against Prism, cross-origin", async () => {
+    expect(new URL(origin).origin).not.toBe(new URL(prism.url).origin);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error") problems.push(`${message.text()} ${message.location().url}`);
+      });
+      page.on("pageerror", (error) => problems.push(error.message));
+      await page.goto(`${origin}/index.html`);
+      await page.waitForFunction(() => document.title === "ready");
+      const summary = await page.evaluate(
+        (config) => (window as unknown as { runSmoke(config: unknown): Promise<unknown> }).runSmoke(config),
+        smokeConfig(prism.url),
+      );
+      expect(summary).toEqual(expectedSummary);
+      // The browser logs every failed response; the only one is the 404 the smoke provokes on purpose.
+      expect(problems).toEqual([expect.stringMatching(/status of 404 \(Not Found\) http:\/\/\S+\/cmp_missing$/)]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

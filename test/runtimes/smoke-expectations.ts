@@ -1,0 +1,63 @@
+// What the smoke program (test/runtimes/.smoke/smoke.ts) is given and what it must report against Prism, both
+// read from the spec's examples: Prism answers with them, so the smoke must see exactly them on every runtime.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "../package/consumer-project.js";
+
+type Json = any;
+const spec: Json = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
+
+function examplesOf(operationId: string): Record<string, Json> {
+  for (const item of Object.values<Json>(spec.paths)) {
+    for (const operation of Object.values<Json>(item)) {
+      if (operation?.operationId !== operationId) continue;
+      const status = Object.keys(operation.responses).find((code) => code.startsWith("2"))!;
+      const examples: Record<string, Json> = operation.responses[status].content["application/json"].examples;
+      return Object.fromEntries(
+        Object.entries(examples).map(([name, example]) => [
+          name,
+          example.$ref ? spec.components.examples[example.$ref.split("/").pop()].value : example.value,
+        ]),
+      );
+    }
+  }
+  throw new Error(`no operation ${operationId} in the spec`);
+}
+
+/** The example Prism serves when none is asked for. */
+const first = (operationId: string) => Object.values(examplesOf(operationId))[0];
+const named = (operationId: string, test: (value: Json) => boolean) => {
+  const found = Object.entries(examplesOf(operationId)).find(([, value]) => test(value));
+  if (!found) throw new Error(`no example of ${operationId} matches ${test}`);
+  return { name: found[0], value: found[1] };
+};
+
+const tokensDaily = first("getAnalyticsTokens");
+const tokensGrouped = named("getAnalyticsTokens", (page) => page.data.every((row: Json) => "group_key" in row));
+const usersMiddle = first("listAnalyticsUsers");
+const usersLast = named("listAnalyticsUsers", (page) => page.meta.has_more === false);
+
+export function smokeConfig(prismUrl: string) {
+  return {
+    apiKey: "smoke-test-key",
+    baseUrl: prismUrl,
+    appUrl: prismUrl,
+    startDate: tokensDaily.meta.start_date as string,
+    endDate: tokensDaily.meta.end_date as string,
+    examples: { groupedTokens: tokensGrouped.name, lastUsersPage: usersLast.name },
+  };
+}
+
+export const expectedSummary = {
+  tokenDays: tokensDaily.data.map((row: Json) => row.date),
+  groupedModels: tokensGrouped.value.data.map((row: Json) => row.group_key),
+  userIds: [...usersMiddle.data, ...usersLast.value.data].map((row: Json) => row.user_id),
+  userPageSizes: [usersMiddle.data.length, usersLast.value.data.length],
+  readinessReportIds: first("listReadinessReports").reports.map((report: Json) => report.reportId),
+  sessionStatus: first("createSession").status,
+  messageRole: first("getSessionMessage").role,
+  computerName: first("getComputerByName").name,
+  rawComputerId: first("getComputer").id,
+  notFound: { errorClass: "NotFoundError", status: 404, hasTitle: true },
+  validation: { errorClass: "ValidationError", requestsSent: 0 },
+};

@@ -1,0 +1,12 @@
+// The runtimes suite (`npm run test:runtimes`): slow, so its files are `*.e2e.ts`, outside `npm test`.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL("../..", import.meta.url)),
+    include: ["test/runtimes/**/*.e2e.ts"],
+    testTimeout: 180_000,
+    hookTimeout: 600_000,
+  },
+});
