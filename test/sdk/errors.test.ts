@@ -16,7 +16,7 @@ import {
 } from "../../src/index.js";
 import { methods } from "./support/calls.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
-import { analyticsRange, operationObject, responseExample } from "./support/spec.js";
+import { analyticsRange, operationObject, responseExample } from "../support/spec.js";
 
 const ERROR_CLASSES = {
   400: BadRequestError,

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { hookInputs } from "../../generated/spec-tables.js";
 import { ValidationError, isKnownHookInput, parseHookInput } from "../../src/index.js";
-import { hookInputExamples } from "./support/spec.js";
+import { hookInputExamples } from "../support/spec.js";
 
 const examples = hookInputExamples();
 const KNOWN_EVENTS = Object.keys(hookInputs);

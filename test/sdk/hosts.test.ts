@@ -6,7 +6,7 @@ import { operations, pathHosts, type OperationId } from "../../generated/spec-ta
 import { OrgAgent, OrgAgentError } from "../../src/index.js";
 import { methods, type MethodCase } from "./support/calls.js";
 import { startLoopback, type Handler, type Loopback } from "./support/loopback.js";
-import { analyticsRange, concretePath, operationFor, successExample } from "./support/spec.js";
+import { analyticsRange, concretePath, operationFor, successExample } from "../support/spec.js";
 
 // Answers every documented operation with its first 2xx example; anything else is a 404.
 const specExamples: Handler = (request) => {

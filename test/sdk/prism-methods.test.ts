@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { operations, pathHosts, type OperationId } from "../../generated/spec-tables.js";
 import { OrgAgent } from "../../src/index.js";
 import { computerId, methods, type MethodCase } from "./support/calls.js";
-import { analyticsRange, successExample } from "./support/spec.js";
+import { analyticsRange, successExample } from "../support/spec.js";
 
 const { startDate, endDate } = analyticsRange();
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { OrgAgent, ValidationError } from "../../src/index.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
-import { operationFor } from "./support/spec.js";
+import { operationFor } from "../support/spec.js";
 
 type Entry = { email: string; limit: number };
 const CHUNK = operations.setUserLimits.body.schema.properties.users.maxItems;

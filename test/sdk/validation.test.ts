@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { OrgAgent, ValidationError } from "../../src/index.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
-import { addDays, analyticsWindow, operationFor, successExample } from "./support/spec.js";
+import { addDays, analyticsWindow, operationFor, successExample } from "../support/spec.js";
 
 let server: Loopback;
 let client: OrgAgent;

@@ -2,7 +2,7 @@
 // Shared by the Prism test (results equal the spec examples) and the host-split test (which host each reaches).
 import type { OperationId } from "../../../generated/spec-tables.js";
 import type { OrgAgent } from "../../../src/index.js";
-import { analyticsRange } from "./spec.js";
+import { analyticsRange } from "../../support/spec.js";
 
 export type Call = (client: OrgAgent) => Promise<unknown>;
 export interface MethodCase {

@@ -5,7 +5,7 @@
 import { operations } from "../../../generated/spec-tables.js";
 import type { OrgAgent, PagePromise, PageOptions, RequestOptions } from "../../../src/index.js";
 import type { Handler, RecordedRequest } from "./loopback.js";
-import { analyticsRange, operationFor, successExample } from "./spec.js";
+import { analyticsRange, operationFor, successExample } from "../../support/spec.js";
 
 export type Kind = "users" | "history" | "readiness";
 export const KINDS: readonly Kind[] = ["users", "history", "readiness"];
