@@ -1,0 +1,201 @@
+// The HTTP layer: routes every request by the spec's operation table (method, path template, host), checks the
+// key and the role, validates parameters and body against the spec's bounds, and writes JSON. The handlers
+// (handlers.ts) only see validated input; this file knows no path or bound of its own.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { operations, type HostName, type OperationId } from "../../generated/spec-tables.js";
+import { ValidationError } from "../core/errors.js";
+import { validateCall, type OperationRules } from "../core/validate.js";
+
+export type Role = "owner" | "manager" | "member";
+
+/** An error the emulator answers with; its body has `title`, `detail`, `status` and `requestId`. */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export interface RequestContext {
+  readonly path: Record<string, string>;
+  readonly query: Record<string, unknown>;
+  readonly body: unknown;
+  readonly role: Role;
+  /** The emulator clock, read once per request. */
+  readonly now: number;
+}
+
+export interface Reply {
+  readonly status?: number;
+  readonly body: unknown;
+}
+
+export interface Operation {
+  /** Roles allowed to call the operation; others get 403. */
+  readonly roles: readonly Role[];
+  /** Checks done before the spec's own bounds (so they can answer with a more specific detail). */
+  readonly precheck?: (ctx: RequestContext) => void;
+  readonly handle: (ctx: RequestContext) => Reply;
+}
+
+export type Operations = { readonly [Id in OperationId]: Operation };
+
+interface Route {
+  readonly id: OperationId;
+  readonly method: string;
+  readonly host: HostName;
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  500: "Internal Server Error",
+};
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/** One route per operation of the spec: its path template becomes a pattern with one group per path parameter. */
+export const routes: readonly Route[] = Object.entries(operations).map(([id, op]) => {
+  const names: string[] = [];
+  const source = op.path
+    .split(/(\{[^{}]+\})/)
+    .map((part) => {
+      const param = /^\{([^{}]+)\}$/.exec(part);
+      if (param) {
+        names.push(param[1]!);
+        return "([^/]+)";
+      }
+      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("");
+  return { id: id as OperationId, method: op.method, host: op.host, pattern: new RegExp(`^${source}/?$`), names };
+});
+
+export interface HttpOptions {
+  readonly host: HostName;
+  readonly keys: ReadonlyMap<string, Role>;
+  readonly operations: Operations;
+  readonly now: () => number;
+  readonly requestId: () => string;
+}
+
+/** A node:http request listener serving the operations of one host. */
+export function listener(options: HttpOptions) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = options.requestId();
+    serve(req, options)
+      .then((reply) => send(res, reply.status ?? 200, reply.body, requestId))
+      .catch((error: unknown) => {
+        const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
+        if (!(error instanceof HttpProblem)) console.error("[orgagent emulator]", error);
+        const status = problem.status;
+        const body = { title: TITLES[status] ?? "Error", detail: problem.detail, status, requestId };
+        send(res, status, body, requestId, problem.headers);
+      });
+  };
+}
+
+async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply> {
+  const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  const method = (req.method ?? "GET").toUpperCase();
+  const matches = routes
+    .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
+    .filter((m): m is { route: Route; match: RegExpExecArray } => m.match !== null);
+  if (!matches.length) throw new HttpProblem(404, `No operation is served at ${url.pathname}.`);
+  const onHost = matches.filter((m) => m.route.host === options.host);
+  if (!onHost.length) {
+    const where = matches[0]!.route.host === "app_url" ? "app host (appUrl)" : "API host (baseUrl)";
+    throw new HttpProblem(404, `${url.pathname} is served by the ${where}, not by this host.`);
+  }
+  const found = onHost.find((m) => m.route.method === method);
+  if (!found) {
+    const allowed = [...new Set(onHost.map((m) => m.route.method))].join(", ");
+    throw new HttpProblem(405, `${method} is not allowed on ${url.pathname}; use ${allowed}.`, { Allow: allowed });
+  }
+  const { route, match } = found;
+  const spec = operations[route.id];
+  const operation = options.operations[route.id];
+
+  // 401 before anything else about the request is looked at: an unauthenticated caller learns nothing more.
+  const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+  const role = auth ? options.keys.get(auth[1]!.trim()) : undefined;
+  if (!role) {
+    throw new HttpProblem(401, auth ? "The API key is not valid." : "Send the API key as `Authorization: Bearer <API_KEY>`.");
+  }
+  if (!operation.roles.includes(role)) {
+    throw new HttpProblem(403, `This operation needs the ${operation.roles.map(capitalize).join(" or ")} role; the key's role is ${capitalize(role)}.`);
+  }
+
+  const path: Record<string, string> = {};
+  route.names.forEach((name, i) => {
+    try {
+      path[name] = decodeURIComponent(match[i + 1]!);
+    } catch {
+      throw new HttpProblem(400, `Path parameter ${name} is not valid percent-encoding.`);
+    }
+  });
+  const query: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(spec.params) as Array<[string, { in: string; schema: { type?: string } }]>) {
+    if (param.in !== "query") continue;
+    const value = url.searchParams.get(name);
+    if (value !== null) query[name] = coerce(value, param.schema.type);
+  }
+  const body = "body" in spec ? await readJson(req) : undefined;
+  const now = options.now();
+  const ctx: RequestContext = { path, query, body, role, now };
+  operation.precheck?.(ctx);
+  try {
+    validateCall(spec as unknown as OperationRules, { path, query, body }, new Date(now));
+  } catch (error) {
+    if (error instanceof ValidationError) throw new HttpProblem(400, error.message);
+    throw error;
+  }
+  return { status: spec.successStatus, ...operation.handle(ctx) };
+}
+
+/** Query values arrive as text: an integer parameter is turned into a number when it is one. */
+function coerce(value: string, type: string | undefined): unknown {
+  if ((type === "integer" || type === "number") && /^[+-]?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
+  return value;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpProblem(400, "The request body is not valid JSON.");
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(text),
+    "X-Request-Id": requestId,
+    ...headers,
+  });
+  res.end(text);
+}
+
+function capitalize(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

@@ -1,0 +1,58 @@
+// `npm start`: it prints the two base URLs and a demo key, runs the tour through the SDK, keeps serving, and
+// stops cleanly (exit 0) on SIGINT. The test runs the command the `start` script names (npm itself does not
+// forward a SIGINT sent to it alone, and on Ctrl+C reports the interrupt with its own exit status).
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+const startScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+
+test("npm start: URLs, demo key, the tour, still serving afterwards, exit 0 on SIGINT", async () => {
+  const [bin, ...args] = startScript.split(/\s+/);
+  const child = spawn(join(root, "node_modules", ".bin", bin!), args, {
+    cwd: root,
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`The tour did not finish within 30 s:\n${stdout}\n${stderr}`)), 30_000);
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+        if (stdout.includes("Tour done")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void exited.then((code) => reject(new Error(`npm start exited with ${code} before the tour ended:\n${stdout}\n${stderr}`)));
+    });
+
+    const baseUrl = /API host \(baseUrl\): (\S+)/.exec(stdout)?.[1];
+    const appUrl = /app host \(appUrl\): +(\S+)/.exec(stdout)?.[1];
+    const key = /demo key \(owner\): +(\S+)/.exec(stdout)?.[1];
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(appUrl).not.toBe(baseUrl);
+    expect(stdout).toMatch(/1\. Credits by model, last week[\s\S]*claude-sonnet-4-5/);
+    expect(stdout).toMatch(/2\. Top users by credits[\s\S]*@acme-robotics\.com/);
+    expect(stdout).toMatch(/3\. A session:\n {3}created sess_\w+ on build-box-eu-1: pending/);
+    expect(stdout).toMatch(/status: running\n {3}status: idle\n {3}reply \(assistant\):\n {5}Done:/);
+
+    // Still serving after the tour, with the printed key.
+    const response = await fetch(`${appUrl}${operations.listReadinessReports.path}?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+  } finally {
+    child.kill("SIGINT");
+  }
+  expect(await exited).toBe(0);
+  expect(stderr).toBe("");
+});
