@@ -107,7 +107,8 @@ export class UsageLimits {
    * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum
    * (100). Resolves to the merged `updated` and `errors` of all chunks, in input order; entries of a chunk that
    * failed come back in `errors` with the reason, so every entry is accounted for. Bad entries are reported as
-   * a ValidationError before anything is sent.
+   * a ValidationError before anything is sent; a first chunk failing for a reason that is not its content
+   * (401, 403, 429, 5xx, network) throws, as nothing has been applied.
    */
   async setUserLimits(users: readonly UserLimitEntry[], options?: RequestOptions): Promise<UserLimitsResult> {
     if (!Array.isArray(users) || users.length === 0) {
@@ -126,8 +127,12 @@ export class UsageLimits {
         if (!(error instanceof OrgAgentError) || error instanceof ValidationError || error instanceof APIUserAbortError) {
           throw error;
         }
+        // Nothing applied yet and a failure that is not about this chunk's content (auth, rate limit, server,
+        // network): throw it like any other call; there is no partial result to report.
+        const chunkSpecific = error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status);
+        if (start === 0 && !chunkSpecific) throw error;
         result.errors.push(...chunk.map(({ email }) => ({ email, error: chunkFailure(error) })));
-        if (error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status)) continue;
+        if (chunkSpecific) continue;
         // Auth, rate-limit, server or connection failures would fail the rest too: account for them unsent.
         const rest = users.slice(start + size);
         result.errors.push(...rest.map(({ email }) => ({ email, error: `not sent: an earlier chunk failed (${error.message})` })));

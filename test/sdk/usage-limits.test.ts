@@ -13,7 +13,7 @@ const CHUNK = operations.setUserLimits.body.schema.properties.users.maxItems;
 const NEGATIVE_REASON = "A credit limit cannot be negative.";
 
 // Chunk number (0-based, counted by the server) → the status it fails with; `once` fails only the first attempt.
-let failures = new Map<number, { status: 400 | 500; once?: boolean }>();
+let failures = new Map<number, { status: 400 | 403 | 500; once?: boolean }>();
 let server: Loopback;
 let chunkSizes: number[];
 let client: OrgAgent;
@@ -145,6 +145,15 @@ describe("results", () => {
     expect(failed.every((e) => /^may have been applied: /.test(e.error) && e.error.includes("500"))).toBe(true);
     expect(unsent.every((e) => /not sent/.test(e.error) && e.error.includes("chunk 1 refused"))).toBe(true);
     expectAccountedFor(input, result);
+  });
+
+  it("a first chunk failing with 403 throws PermissionDeniedError: nothing was applied, nothing is lost", async () => {
+    failures.set(0, { status: 403 });
+    await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1))).rejects.toMatchObject({
+      name: "PermissionDeniedError",
+      status: 403,
+    });
+    expect(chunkSizes).toEqual([CHUNK]);
   });
 
   it("an abort is thrown, not folded into the result", async () => {
