@@ -235,6 +235,16 @@ describe("limits set", () => {
     expect(emulator.limits()).toEqual(before);
   });
 
+  test("a key that may not set limits exits 1 with the 403, and nothing is applied", async () => {
+    const [a] = emulator.org.users;
+    const before = emulator.limits();
+    const file = csvFile("member.csv", `email,limit\n${a!.email},9000\n`);
+    const { code, stderr } = await orgagent(["limits", "set", "--file", file], { ORGAGENT_API_KEY: emulator.keys.member });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/403/);
+    expect(emulator.limits()).toEqual(before);
+  });
+
   test("an unreadable or empty file exits 2", async () => {
     const [missing, empty] = await Promise.all([
       orgagent(["limits", "set", "--file", join(dir, "missing.csv")]),
