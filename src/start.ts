@@ -1,5 +1,6 @@
 // `npm start`: the emulator on 127.0.0.1 (API host on PORT, default 4000; app host on PORT+1), a short tour of
 // the SDK against it, then it keeps serving until interrupted (Ctrl+C).
+import { operations } from "../generated/spec-tables.js";
 import { OrgAgent } from "./index.js";
 import { replyIdOf, startEmulator, type Emulator } from "./emulator/index.js";
 
@@ -47,7 +48,7 @@ async function tour(emulator: Emulator) {
   console.log("\n2. Top users by credits, last week (every page of /users):");
   const perUser = new Map<string, number>();
   let rows = 0;
-  for await (const row of client.analytics.users({ startDate: weekStart, endDate: yesterday, limit: 100 })) {
+  for await (const row of client.analytics.users({ startDate: weekStart, endDate: yesterday, limit: operations.listAnalyticsUsers.params.limit.schema.maximum })) {
     rows++;
     const who = row.user_email ?? row.user_id;
     perUser.set(who, (perUser.get(who) ?? 0) + row.billable_tokens);
