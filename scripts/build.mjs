@@ -15,9 +15,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
 const has = (file) => existsSync(join(root, file));
 
-// dist/docs (npm run docs) is built separately: keep it, clear everything else.
+// dist/docs (npm run docs) and dist/bench (npm run bench) are built separately: keep them, clear everything else.
+const KEEP = new Set(["docs", "bench"]);
 mkdirSync(dist, { recursive: true });
-for (const name of readdirSync(dist)) if (name !== "docs") rmSync(join(dist, name), { recursive: true, force: true });
+for (const name of readdirSync(dist)) if (!KEEP.has(name)) rmSync(join(dist, name), { recursive: true, force: true });
 
 const common = {
   tsconfig: join(root, "tsconfig.json"),

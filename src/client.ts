@@ -2,7 +2,7 @@
 // resource method goes through (validate → send with retries → typed result or typed error).
 import createClient, { type Client } from "openapi-fetch";
 import type { operations as OperationTypes, paths } from "../generated/openapi.js";
-import { hosts, operations, pathHosts, type HostName, type OperationId } from "../generated/spec-tables.js";
+import { operations, type HostName, type OperationId } from "../generated/spec-tables.js";
 import { OrgAgentError, ValidationError } from "./core/errors.js";
 import { Log, isLogLevel, type LogLevel, type Logger } from "./core/log.js";
 import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
@@ -19,7 +19,10 @@ export interface ClientOptions {
   baseUrl?: string | undefined;
   /** App host, which serves readiness reports. Default: env ORGAGENT_APP_URL. Needed only for readiness calls. */
   appUrl?: string | undefined;
-  /** A fetch implementation; default `globalThis.fetch`. */
+  /**
+   * A fetch implementation, called with the standard `(url, init)` arguments (resource methods pass a URL string
+   * and an init; `client.raw` passes a Request, as openapi-fetch does). Default `globalThis.fetch`.
+   */
   fetch?: typeof fetch | undefined;
   /** Headers sent with every request. */
   headers?: Record<string, string> | undefined;
@@ -59,8 +62,10 @@ const ENV = {
   logLevel: "ORGAGENT_LOG",
 } as const;
 
-// Maps the spec's server variables to the options that set them.
-const HOST_OPTIONS: Record<HostName, "baseUrl" | "appUrl"> = { base_url: "baseUrl", app_url: "appUrl" };
+const RAW_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"];
+// Which host serves each path, read off the operations table (every path has at least one operation).
+const hostOfPath: Record<string, HostName> = {};
+for (const op of Object.values(operations)) hostOfPath[op.path] = op.host;
 
 export class OrgAgent {
   readonly analytics: Analytics;
@@ -69,7 +74,10 @@ export class OrgAgent {
   readonly usageLimits: UsageLimits;
   readonly sessions: Sessions;
   readonly computers: Computers;
-  /** The openapi-fetch client typed by the spec's paths; each path goes to the host that serves it. */
+  /**
+   * The openapi-fetch client typed by the spec's paths; each path goes to the host that serves it. Middleware
+   * added with `raw.use()` applies to `raw` calls only: resource methods call `fetch` directly.
+   */
   readonly raw: Client<paths>;
   readonly baseUrl: string;
   readonly appUrl: string | undefined;
@@ -119,7 +127,8 @@ export class OrgAgent {
       backoff: { initial: options.backoff?.initial ?? 500, max: options.backoff?.max ?? 8_000 },
     };
     this.#transport = {
-      raw: inner,
+      fetch: options.fetch,
+      pathSerializer: serializePath,
       policy,
       log,
       baseUrl: (host) => this.#hostUrl(host as HostName),
@@ -177,36 +186,34 @@ export class OrgAgent {
     return this.baseUrl;
   }
 
-  async #requestHeaders(extra?: Record<string, string>): Promise<Record<string, string>> {
-    const key = typeof this.#apiKey === "function" ? await this.#apiKey() : this.#apiKey;
+  /** Synchronous for a fixed key: a resource call then pays no await for its headers. */
+  #requestHeaders(extra?: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
+    const source = this.#apiKey;
+    return typeof source === "function"
+      ? Promise.resolve(source()).then((key) => this.#withKey(key, extra))
+      : this.#withKey(source, extra);
+  }
+
+  #withKey(key: unknown, extra?: Record<string, string>): Record<string, string> {
     if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
     return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
   }
 
   /** openapi-fetch's client with credentials added and each path sent to its own host. */
   #routedRawClient(inner: Client<paths>): Client<paths> {
-    const routed = (method: string) => async (path: keyof typeof pathHosts, init: any = {}) => {
-      const host = pathHosts[path] as HostName | undefined;
-      const headers = await this.#requestHeaders(init.headers);
-      return inner.request(method as "get", path as any, {
+    const request = async (method: string, path: string, init: any = {}) =>
+      inner.request(method.toLowerCase() as "get", path as any, {
         ...init,
-        headers,
-        ...(host ? { baseUrl: this.#hostUrl(host) } : {}),
+        headers: await this.#requestHeaders(init.headers),
+        ...(hostOfPath[path] ? { baseUrl: this.#hostUrl(hostOfPath[path]) } : {}),
       });
-    };
-    return {
-      GET: routed("get"),
-      PUT: routed("put"),
-      POST: routed("post"),
-      DELETE: routed("delete"),
-      OPTIONS: routed("options"),
-      HEAD: routed("head"),
-      PATCH: routed("patch"),
-      TRACE: routed("trace"),
-      request: (method: string, path: keyof typeof pathHosts, init?: any) => routed(method)(path, init),
+    const raw: Record<string, unknown> = {
+      request,
       use: (...middleware: any[]) => inner.use(...middleware),
       eject: (...middleware: any[]) => inner.eject(...middleware),
-    } as unknown as Client<paths>;
+    };
+    for (const method of RAW_METHODS) raw[method] = (path: string, init?: any) => request(method, path, init);
+    return raw as unknown as Client<paths>;
   }
 
   /** Shown by console.log and util.inspect: no credential, ever. */
@@ -255,5 +262,3 @@ function env(name: string): string | undefined {
     return undefined; // e.g. Deno without --allow-env
   }
 }
-
-export { hosts };

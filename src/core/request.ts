@@ -1,7 +1,8 @@
-// One call = one or more attempts through openapi-fetch. This file owns the policy between attempts:
+// One call = one or more attempts, each a plain `fetch(url, init)`. This file owns the policy between attempts:
 // per-attempt timeout, overall deadline, abort, which failures are retried, backoff and Retry-After.
-// A retry calls openapi-fetch again (a consumed Request is never re-sent).
-import type { Client } from "openapi-fetch";
+// The URL is built with openapi-fetch's own serializers; every attempt hands fetch a fresh init (the body is a
+// string), so a consumed Request is never re-sent.
+import { createFinalURL, createQuerySerializer } from "openapi-fetch";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -53,11 +54,15 @@ export interface OperationSpec {
 }
 
 export interface Transport {
-  readonly raw: Client<any>;
+  /** The user's fetch, called as `fetch(url, init)`; default `globalThis.fetch`, read at call time. */
+  readonly fetch: typeof fetch | undefined;
+  /** Fills `{name}` path templates (percent-encoded; refuses what cannot be one segment). */
+  readonly pathSerializer: (path: string, params: Record<string, unknown>) => string;
   readonly policy: RetryPolicy;
   readonly log: Log;
   baseUrl(host: string): string;
-  headers(extra?: Record<string, string>): Promise<Record<string, string>>;
+  /** Synchronous for a fixed key, so a call does not pay an extra await for it. */
+  headers(extra?: Record<string, string>): Record<string, string> | Promise<Record<string, string>>;
 }
 
 export interface CallParams {
@@ -90,12 +95,23 @@ export async function send(
   const idempotent = options.idempotent ?? (op.method === "GET" || op.method === "PUT");
   const signal = options.signal;
   const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
-  const baseUrl = transport.baseUrl(op.host);
+  // Built once per call: a ValidationError from the path serializer is thrown before anything is sent.
+  const request: PreparedRequest = {
+    method: op.method,
+    url: createFinalURL(op.path, {
+      baseUrl: transport.baseUrl(op.host),
+      params: { path: params.path, query: params.query },
+      querySerializer,
+      pathSerializer: transport.pathSerializer,
+    }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  };
   const label = `${op.method} ${op.path}`;
   const { log } = transport;
 
   for (let attempt = 0; ; attempt++) {
-    const headers = await transport.headers(options.headers);
+    const pending = transport.headers(options.headers);
+    const headers = pending instanceof Promise ? await pending : pending;
     // Checked after the await above: from here to the listener in attemptOnce nothing yields, so no abort is missed.
     if (signal?.aborted) throw new APIUserAbortError();
     const remaining = deadlineAt - performance.now();
@@ -106,7 +122,7 @@ export async function send(
       log.write("debug", `→ ${label}`, { attempt: attempt + 1, params, headers: redactHeaders(headers) });
     }
 
-    const outcome = await attemptOnce(transport.raw, op, baseUrl, params, body, headers, signal, attemptTimeout);
+    const outcome = await attemptOnce(transport.fetch ?? globalThis.fetch, op, request, headers, signal, attemptTimeout);
     if (log.enabled("debug")) {
       log.write("debug", `← ${label}`, {
         status: outcome.status,
@@ -162,12 +178,20 @@ interface AttemptOutcome {
   bodyIncomplete?: boolean;
 }
 
+// openapi-fetch's own query serializer with its defaults (form, explode), the one its client uses.
+const querySerializer = createQuerySerializer();
+
+interface PreparedRequest {
+  method: string;
+  url: string;
+  /** JSON text: a string can be sent again by every attempt, where a stream could be read only once. */
+  body: string | undefined;
+}
+
 async function attemptOnce(
-  raw: Client<any>,
+  fetchImpl: typeof fetch,
   op: OperationSpec,
-  baseUrl: string,
-  params: CallParams,
-  body: unknown,
+  request: PreparedRequest,
   headers: Record<string, string>,
   signal: AbortSignal | undefined,
   timeout: number,
@@ -187,18 +211,29 @@ async function attemptOnce(
         ? { error: new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`) }
         : undefined;
   try {
-    let result;
+    let response: Response;
+    let text = "";
     try {
-      result = await raw.request(op.method.toLowerCase() as "get", op.path, {
-        baseUrl,
-        params,
-        body,
-        headers,
+      // URL and init, not a Request: fetch builds the only Request, and follows our signal once.
+      response = await fetchImpl(request.url, {
+        method: request.method,
+        headers: request.body === undefined ? headers : withJsonType(headers),
+        body: request.body,
         signal: controller.signal,
-        parseAs: "stream",
       });
+      if (!response.ok) {
+        // An error body is read whole, as openapi-fetch does: JSON when it parses, else the text.
+        text = await response.text();
+        let detail: unknown = text || undefined;
+        try {
+          detail = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        return { status: response.status, headers: response.headers, error: APIError.from(response.status, response.headers, detail) };
+      }
     } catch (cause) {
-      // Our own errors (a path value refused while building the URL) are not connection failures.
+      // Our own errors (e.g. thrown by a fetch wrapper built on the SDK) are not connection failures.
       if (cause instanceof OrgAgentError) return { error: cause };
       return (
         interrupted() ?? {
@@ -206,12 +241,9 @@ async function attemptOnce(
         }
       );
     }
-    const { response } = result;
     const { status, headers: answered } = response;
-    if (!response.ok) return { status, headers: answered, error: APIError.from(status, answered, result.error) };
-    let text = "";
     try {
-      text = result.data ? await readText(result.data as ReadableStream<Uint8Array>) : "";
+      text = response.body ? await readText(response.body) : "";
     } catch (cause) {
       const partial = cause instanceof IncompleteBody ? cause.partial : "";
       return (
@@ -233,6 +265,12 @@ async function attemptOnce(
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** `headers` plus `Content-Type: application/json`, unless the caller set a content type. */
+function withJsonType(headers: Record<string, string>): Record<string, string> {
+  for (const name in headers) if (name.toLowerCase() === "content-type") return headers;
+  return { ...headers, "Content-Type": "application/json" };
 }
 
 /** Parses a success body; anything but JSON of the documented top-level shape is an APIError. */

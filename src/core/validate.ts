@@ -46,7 +46,8 @@ const DOT_SEGMENT = /^\.{1,2}$/;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** Throws a ValidationError for the first parameter or body field that breaks the operation's rules. */
-export function validateCall(rules: OperationRules, input: CallInput, now = new Date()): void {
+/** `now` (default: the time of the check) only matters for date bounds relative to today. */
+export function validateCall(rules: OperationRules, input: CallInput, now?: Date): void {
   for (const [name, param] of Object.entries(rules.params)) {
     const values = (param.in === "path" ? input.path : param.in === "query" ? input.query : undefined) ?? {};
     const value = values[name];
@@ -81,7 +82,7 @@ export function checkField(
   value: unknown,
   field: string,
   siblings: Record<string, unknown> = {},
-  now = new Date(),
+  now?: Date,
 ): void {
   const fail = (allowed = describe(rule)): never => {
     throw new ValidationError(field, value, allowed);
@@ -96,12 +97,14 @@ export function checkField(
   if (types.length && !types.some((t) => hasType(value, t))) fail();
 
   if (typeof value === "string") {
-    const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
-    if (rule.minLength !== undefined && length < rule.minLength) fail();
-    if (rule.maxLength !== undefined && length > rule.maxLength) fail();
+    if (rule.minLength !== undefined || rule.maxLength !== undefined) {
+      const length = [...value].length; // JSON Schema counts code points, not UTF-16 units
+      if (rule.minLength !== undefined && length < rule.minLength) fail();
+      if (rule.maxLength !== undefined && length > rule.maxLength) fail();
+    }
     // Dates first: their message states the allowed range, which a bare pattern failure would not.
     if (rule.format === "date") checkDate(rule, value, field, siblings, now);
-    if (rule.pattern !== undefined && !new RegExp(rule.pattern, "u").test(value)) fail();
+    if (rule.pattern !== undefined && !compiled(rule.pattern).test(value)) fail();
   }
   if (typeof value === "number") {
     if (rule.minimum !== undefined && value < rule.minimum) fail();
@@ -126,7 +129,15 @@ export function checkField(
   }
 }
 
-function checkDate(rule: FieldRule, value: string, field: string, siblings: Record<string, unknown>, now: Date) {
+// The patterns come from the fixed spec tables: each is compiled once, not on every call.
+const patterns = new Map<string, RegExp>();
+function compiled(pattern: string): RegExp {
+  let regex = patterns.get(pattern);
+  if (!regex) patterns.set(pattern, (regex = new RegExp(pattern, "u")));
+  return regex;
+}
+
+function checkDate(rule: FieldRule, value: string, field: string, siblings: Record<string, unknown>, now?: Date) {
   const range = rule.dateRange ?? {};
   const earliest = range.earliest;
   const latest = range.latest === "yesterday" ? yesterdayUTC(now) : range.latest;
@@ -146,13 +157,26 @@ function checkDate(rule: FieldRule, value: string, field: string, siblings: Reco
 export function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= days;
 }
 
-export function yesterdayUTC(now = new Date()): string {
-  return new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+// Yesterday depends only on today's UTC day number: formatted once per day, not for every date field of every call.
+let cachedDay = Number.NaN;
+let cachedYesterday = "";
+
+export function yesterdayUTC(now?: Date): string {
+  const day = Math.floor((now ? now.getTime() : Date.now()) / DAY_MS);
+  if (day !== cachedDay) {
+    cachedYesterday = new Date((day - 1) * DAY_MS).toISOString().slice(0, 10);
+    cachedDay = day;
+  }
+  return cachedYesterday;
 }
 
 function typesOf(rule: FieldRule): readonly string[] {

@@ -126,9 +126,9 @@ describe("writes that are not idempotent go again only when the server surely di
 
   it("a refused connection never carried the request, so a write is retried (attempts counted at fetch)", async () => {
     const port = await unusedPort();
-    const attempts: Request[] = [];
+    const attempts: RequestInfo[] = [];
     const client = clientOf({ url: `http://127.0.0.1:${port}` }, {
-      fetch: (input, init) => (attempts.push(input as Request), fetch(input, init)),
+      fetch: (input, init) => (attempts.push(input as RequestInfo), fetch(input, init)),
     });
     const error = await rejection(client.sessions.create({ computerId: "cmp_1" }));
     expect(error).toBeInstanceOf(APIConnectionError);
@@ -282,14 +282,18 @@ describe("timeouts and the deadline", () => {
   });
 });
 
-describe("a retry calls the client again and never re-sends a consumed Request", () => {
+describe("a retry calls fetch again with a fresh init and never re-sends a consumed Request", () => {
   it.each(["createSession", PUT] as OperationId[])("%s: a fresh, unread Request per attempt, same body", async (id) => {
     const server = await scripted(status(429, { "retry-after-ms": "0" }), status(429, { "retry-after-ms": "0" }));
     const handed: { request: Request; bodyUsed: boolean }[] = [];
     const client = clientOf(server, {
-      fetch: (input, init) => {
-        handed.push({ request: input as Request, bodyUsed: (input as Request).bodyUsed });
-        return fetch(input, init);
+      // The SDK calls fetch(url, init), unbound (a browser's fetch throws when called on another object); the
+      // Request fetch builds from them must be new and unread each time.
+      fetch: function (this: unknown, input, init) {
+        expect([typeof input, this]).toEqual(["string", undefined]);
+        const request = new Request(input, init);
+        handed.push({ request, bodyUsed: request.bodyUsed });
+        return fetch(request);
       },
     });
     await call(id, client);

@@ -88,9 +88,12 @@ describe("redirects", () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
-  // undici's own fetch (the one Node 22+ bundles) cannot read Node 20's Request objects: hand it the parts.
-  const viaUndici = ((request: Request) =>
-    undiciFetch(request.url, { method: request.method, headers: [...request.headers] })) as unknown as typeof fetch;
+  // undici's own fetch (the one Node 22+ bundles) cannot read Node 20's Request objects: the SDK calls
+  // fetch(url, init), so build the Request as fetch would and hand undici its parts.
+  const viaUndici = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    return undiciFetch(request.url, { method: request.method, headers: [...request.headers] });
+  }) as unknown as typeof fetch;
   const fetches: [string, ClientOptions["fetch"]][] = [
     ["Node's fetch", undefined],
     ["undici's fetch", viaUndici],
