@@ -84,6 +84,8 @@ export class OrgAgent {
 
   // Private fields: util.inspect, JSON.stringify and enumeration never see the credential.
   readonly #apiKey: ApiKeySource;
+  /** The key last sent: for a rotating key, what the log scrubs. */
+  #currentKey: string | undefined;
   readonly #headers: Record<string, string>;
   readonly #transport: Transport;
 
@@ -110,9 +112,7 @@ export class OrgAgent {
     if (!isLogLevel(logLevel)) {
       throw new OrgAgentError(`Invalid logLevel ${JSON.stringify(logLevel)}: use off, error, warn, info or debug.`);
     }
-    const log = new Log(logLevel, options.logger ?? console, () =>
-      typeof this.#apiKey === "string" ? [this.#apiKey] : [],
-    );
+    const log = new Log(logLevel, options.logger ?? console, () => (this.#currentKey ? [this.#currentKey] : []));
 
     const inner = createClient<paths>({
       baseUrl: this.baseUrl,
@@ -196,6 +196,7 @@ export class OrgAgent {
 
   #withKey(key: unknown, extra?: Record<string, string>): Record<string, string> {
     if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
+    this.#currentKey = key;
     return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
   }
 

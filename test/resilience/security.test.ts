@@ -65,6 +65,17 @@ describe("the API key never shows", () => {
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
+  it("a rotating key echoed back by a server is scrubbed from every log line", async () => {
+    const logger = captureLogger();
+    const echo = JSON.stringify({ title: "Internal Server Error", detail: `rejected ${SECRET}`, status: 500 });
+    const server = await scripted({ kind: "raw", status: 500, headers: { "content-type": "application/json" }, body: echo });
+    const client = clientOf(server, { apiKey: () => SECRET, maxRetries: 0, logLevel: "debug", logger });
+    // The server's own body is the server's doing (the README says so); the SDK's log lines still never carry it.
+    await expect(client.computers.get("cmp_1")).rejects.toMatchObject({ status: 500 });
+    expect(logger.lines.some((line) => line.includes("rejected ***"))).toBe(true);
+    expect(leaks(logger.lines)).toEqual([]);
+  });
+
   it("in the client: inspect, String, JSON", () => {
     const client = clientOf({ url: "http://127.0.0.1:9" });
     expect(leaks([client, String(client), inspect(client, { showHidden: true, depth: 10 })])).toEqual([]);
