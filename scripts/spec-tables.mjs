@@ -8,7 +8,7 @@ const RULE_KEYS = [
 const METHODS = ["get", "put", "post", "delete", "patch"];
 
 /** Resolves local `#/...` refs of the bundled document. */
-function deref(spec, node) {
+export function deref(spec, node) {
   while (node && typeof node.$ref === "string") {
     node = node.$ref
       .slice(2)

@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { deref as derefIn } from "../spec-tables.mjs";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 /** Where the results go (gitignored). */
@@ -29,16 +30,7 @@ export async function buildSdk() {
 
 const spec = JSON.parse(readFileSync(`${root}generated/openapi.json`, "utf8"));
 
-/** Resolves a `$ref` inside the bundled spec. */
-function deref(node) {
-  while (node && node.$ref) {
-    node = node.$ref
-      .slice(2)
-      .split("/")
-      .reduce((at, key) => at[key.replace(/~1/g, "/").replace(/~0/g, "~")], spec);
-  }
-  return node;
-}
+const deref = (node) => derefIn(spec, node);
 
 /** The first example of an operation's 200 JSON response, with its path and method. */
 function example(path, method = "get") {
