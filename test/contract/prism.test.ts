@@ -3,6 +3,7 @@
 import createClient from "openapi-fetch";
 import { describe, expect, inject, it } from "vitest";
 import type { paths } from "../../generated/openapi.js";
+import { operations } from "../../generated/spec-tables.js";
 import { exampleParams, specOperation, specOperations } from "../support/spec.js";
 
 const baseUrl = inject("prismUrl");
@@ -53,14 +54,18 @@ describe("the mock enforces the contract's security and bounds", () => {
     expect(response.status).toBe(401);
   });
 
-  it.each([0, 101])("rejects /users limit=%i with a 4xx", async (limit) => {
+  const limit = operations.listAnalyticsUsers.params.limit.schema;
+  const nameLength = operations.getComputerByName.params.name.schema.maxLength;
+
+  it.each([limit.minimum - 1, limit.maximum + 1])("rejects /users limit=%i with a 4xx", async (limit) => {
     const { response } = await client.GET("/api/v1/analytics/users", { params: { query: { ...(query as any), limit } } });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
   });
 
-  it("rejects a 64-character computer name with a 4xx", async () => {
-    const { response } = await client.GET("/api/v0/computers/name/{name}", { params: { path: { name: "n".repeat(64) } } });
+  it(`rejects a ${nameLength + 1}-character computer name with a 4xx`, async () => {
+    const name = "n".repeat(nameLength + 1);
+    const { response } = await client.GET("/api/v0/computers/name/{name}", { params: { path: { name } } });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
   });

@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { FIRST_DATA_DAY, replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
+
+const usersLimit = operations.listAnalyticsUsers.params.limit.schema;
+const dayBeforeFirst = new Date(Date.parse(`${FIRST_DATA_DAY}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 import {
   AuthenticationError,
   ConflictError,
@@ -216,10 +219,10 @@ describe("/users pagination", () => {
       "startDate=2026-02-30&endDate=2026-03-01",
       "startDate=2026-3-1&endDate=2026-03-02",
       "startDate=2026-03-05&endDate=2026-03-01",
-      "startDate=2026-01-13&endDate=2026-01-20",
+      `startDate=${dayBeforeFirst}&endDate=2026-01-20`,
       "startDate=2026-06-01&endDate=2026-06-16",
-      "startDate=2026-06-01&endDate=2026-06-02&limit=0",
-      "startDate=2026-06-01&endDate=2026-06-02&limit=101",
+      `startDate=2026-06-01&endDate=2026-06-02&limit=${usersLimit.minimum - 1}`,
+      `startDate=2026-06-01&endDate=2026-06-02&limit=${usersLimit.maximum + 1}`,
       "startDate=2026-06-01&endDate=2026-06-02&limit=ten",
       "startDate=2026-06-01&endDate=2026-06-02&cursor=page-two",
       "endDate=2026-06-02",
