@@ -81,6 +81,13 @@ function meta(state: State, { query }: RequestContext) {
 export function buildOperations(state: State): Operations {
   const { facts, sessions, computers, org } = state;
   const rowKeys = memoize((range: DayRange) => userRowKeys(facts, org.users.length, range));
+  /** The session, if it exists and, when `?computerId=` is given, runs on that computer; else 404. */
+  const visibleSession = (sessionId: string, askedComputer: unknown, now: number) => {
+    const session = sessions.get(sessionId, now);
+    if (!session) throw new HttpProblem(404, `No session ${JSON.stringify(sessionId)}.`);
+    checkOnComputer(computers, session.computerId, askedComputer as string | undefined, sessionId, now);
+    return session;
+  };
 
   return {
     getAnalyticsTokens: analytics(state, (ctx, range) =>
@@ -191,12 +198,7 @@ export function buildOperations(state: State): Operations {
 
     getSession: {
       roles: EVERYONE,
-      handle: ({ path, query, now }) => {
-        const session = sessions.get(path.sessionId!, now);
-        if (!session) throw new HttpProblem(404, `No session ${JSON.stringify(path.sessionId)}.`);
-        checkOnComputer(computers, session.computerId, query.computerId as string | undefined, path.sessionId!, now);
-        return { body: session };
-      },
+      handle: ({ path, query, now }) => ({ body: visibleSession(path.sessionId!, query.computerId, now) }),
     },
 
     sendSessionMessage: {
@@ -213,9 +215,7 @@ export function buildOperations(state: State): Operations {
     getSessionMessage: {
       roles: EVERYONE,
       handle: ({ path, query, now }) => {
-        const session = sessions.get(path.sessionId!, now);
-        if (!session) throw new HttpProblem(404, `No session ${JSON.stringify(path.sessionId)}.`);
-        checkOnComputer(computers, session.computerId, query.computerId as string | undefined, path.sessionId!, now);
+        visibleSession(path.sessionId!, query.computerId, now);
         const message = sessions.message(path.sessionId!, path.messageId!, now);
         if (!message) {
           throw new HttpProblem(404, `No message ${JSON.stringify(path.messageId)} in session ${path.sessionId} (an assistant reply exists once the work on its message has finished).`);
