@@ -87,6 +87,8 @@ export class OrgAgent {
   /** The key last sent: for a rotating key, what the log scrubs. */
   #currentKey: string | undefined;
   readonly #headers: Record<string, string>;
+  #sharedHeaders: Readonly<Record<string, string>> | undefined;
+  #sharedHeadersKey: string | undefined;
   readonly #transport: Transport;
 
   constructor(options: ClientOptions = {}) {
@@ -197,7 +199,13 @@ export class OrgAgent {
   #withKey(key: unknown, extra?: Record<string, string>): Record<string, string> {
     if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
     this.#currentKey = key;
-    return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
+    if (extra) return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
+    // The common case (same key, no per-call headers) reuses one frozen object instead of building it per call.
+    if (key !== this.#sharedHeadersKey || !this.#sharedHeaders) {
+      this.#sharedHeaders = Object.freeze({ ...this.#headers, Authorization: `Bearer ${key}` });
+      this.#sharedHeadersKey = key;
+    }
+    return this.#sharedHeaders;
   }
 
   /** openapi-fetch's client with credentials added and each path sent to its own host. */

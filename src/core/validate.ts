@@ -48,7 +48,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /** Throws a ValidationError for the first parameter or body field that breaks the operation's rules. */
 /** `now` (default: the time of the check) only matters for date bounds relative to today. */
 export function validateCall(rules: OperationRules, input: CallInput, now?: Date): void {
-  for (const [name, param] of Object.entries(rules.params)) {
+  for (const name in rules.params) {
+    const param = rules.params[name]!;
     const values = (param.in === "path" ? input.path : param.in === "query" ? input.query : undefined) ?? {};
     const value = values[name];
     const field = `${param.in}.${name}`;
@@ -93,8 +94,7 @@ export function checkField(
   }
   if (rule.const !== undefined && value !== rule.const) fail(JSON.stringify(rule.const));
   if (rule.enum && !rule.enum.includes(value)) fail(`one of ${rule.enum.map((v) => JSON.stringify(v)).join(", ")}`);
-  const types = typesOf(rule).filter((t) => t !== "null");
-  if (types.length && !types.some((t) => hasType(value, t))) fail();
+  if (rule.type !== undefined && !hasSomeType(value, rule.type)) fail();
 
   if (typeof value === "string") {
     if (rule.minLength !== undefined || rule.maxLength !== undefined) {
@@ -123,8 +123,8 @@ export function checkField(
         throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`);
       }
     }
-    for (const [name, sub] of Object.entries(rule.properties ?? {})) {
-      if (value[name] !== undefined) checkField(sub, value[name], `${field}.${name}`, value, now);
+    for (const name in rule.properties) {
+      if (value[name] !== undefined) checkField(rule.properties[name]!, value[name], `${field}.${name}`, value, now);
     }
   }
 }
@@ -141,28 +141,42 @@ function checkDate(rule: FieldRule, value: string, field: string, siblings: Reco
   const range = rule.dateRange ?? {};
   const earliest = range.earliest;
   const latest = range.latest === "yesterday" ? yesterdayUTC(now) : range.latest;
-  const span = `from ${earliest ?? "any date"} to ${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
-  if (!isCalendarDate(value)) throw new ValidationError(field, value, `a real calendar date YYYY-MM-DD ${span}`);
+  // The wording is built only for a failure: this runs for every date of every call.
+  const span = () =>
+    `from ${earliest ?? "any date"} to ${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
+  if (!isCalendarDate(value)) throw new ValidationError(field, value, `a real calendar date YYYY-MM-DD ${span()}`);
   if ((earliest && value < earliest) || (latest && value > latest)) {
-    throw new ValidationError(field, value, `a date ${span}`);
+    throw new ValidationError(field, value, `a date ${span()}`);
   }
   const other = range.notBefore;
   const otherValue = other ? siblings[other] : undefined;
-  if (other && typeof otherValue === "string" && isCalendarDate(otherValue) && value < otherValue) {
+  if (other && typeof otherValue === "string" && value < otherValue && isCalendarDate(otherValue)) {
     throw new ValidationError(field, value, `a date not before ${other} (${otherValue})`);
   }
 }
 
 /** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return false;
-  const year = Number(match[1]);
-  const month = Number(match[2]);
-  const day = Number(match[3]);
+  if (value.length !== 10 || value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH) return false;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 7);
+  const day = digits(value, 8, 10);
+  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= days;
+  return day <= days;
+}
+
+const DASH = 45;
+/** The number written by ASCII digits in value[from, to), or -1 if any is not a digit. */
+function digits(value: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 const DAY_MS = 86_400_000;
@@ -181,6 +195,12 @@ export function yesterdayUTC(now?: Date): string {
 
 function typesOf(rule: FieldRule): readonly string[] {
   return rule.type === undefined ? [] : typeof rule.type === "string" ? [rule.type] : rule.type;
+}
+
+function hasSomeType(value: unknown, type: string | readonly string[]): boolean {
+  if (typeof type === "string") return type === "null" || hasType(value, type);
+  // A list naming only "null" has no other type to check (null itself was handled before).
+  return type.every((t) => t === "null") || type.some((t) => t !== "null" && hasType(value, t));
 }
 
 function hasType(value: unknown, type: string): boolean {
