@@ -28,7 +28,7 @@ const SETTINGS = quick
     }
   : {
       overhead: { warmup: 3_000, rounds: 41, calls: 250 },
-      throughput: { rounds: 41, sequentialCalls: 100, concurrentCalls: 640 },
+      throughput: { rounds: 41, sequentialCalls: 200, concurrentCalls: 1280 },
       memory: { runs: 3, clients: ["orgagent", "fetch"], rawPeak: true },
       importRuns: 15,
     };
@@ -42,8 +42,8 @@ const MEMORY_NOISE_FLOOR = 1 * MB;
 /**
  * Each target, and the margin past which --check fails (wide, so a noisy machine does not fail CI; a real
  * regression does). `value` reads the figure from the results. Throughput ratios move by about ±0.08 between
- * runs on a loaded 2-core machine, so their line sits 0.1 under the usual figure (~0.8). The bundle size is
- * deterministic: its line sits just over the current size, so any real growth fails at once.
+ * runs on a loaded 2-core machine, so their line sits about 0.1 under the usual figure (~0.93). The bundle size is deterministic: its line sits just over the
+ * current size, so any real growth fails at once.
  */
 const TARGETS = [
   {
@@ -63,22 +63,22 @@ const TARGETS = [
   {
     what: "loopback throughput sequential, orgagent ÷ raw fetch",
     target: 0.9,
-    fail: 0.7,
+    fail: 0.8,
     higherIsBetter: true,
     value: (r) => r.throughput.ratios.sequential,
   },
   {
     what: `loopback throughput ${CONCURRENCY} concurrent, orgagent ÷ raw fetch`,
     target: 0.9,
-    fail: 0.7,
+    fail: 0.8,
     higherIsBetter: true,
     value: (r) => r.throughput.ratios.concurrent,
   },
   {
     what: "bundle, orgagent min+gzip (kB)",
     target: 8,
-    // Not the goal: 8 kB needs client.raw out of the main entry (see the README). Current size + ~0.2 kB.
-    fail: 11,
+    // Not the goal: 8 kB needs client.raw out of the main entry (see the README). Current size (11.1) + ~0.2 kB.
+    fail: 11.3,
     higherIsBetter: false,
     value: (r) => r.bundle.sizes.find((s) => s.name === "orgagent").gzip / KB,
   },

@@ -157,27 +157,15 @@ function checkDate(rule: FieldRule, value: string, field: string, siblings: Reco
 
 /** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {
-  if (value.length !== 10 || value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH) return false;
-  const year = digits(value, 0, 4);
-  const month = digits(value, 5, 7);
-  const day = digits(value, 8, 10);
-  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
+  if (!CALENDAR_DATE.test(value)) return false;
+  const year = +value.slice(0, 4);
+  const month = +value.slice(5, 7);
+  const day = +value.slice(8);
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return day <= days;
+  return month >= 1 && month <= 12 && day >= 1 && day <= days;
 }
-
-const DASH = 45;
-/** The number written by ASCII digits in value[from, to), or -1 if any is not a digit. */
-function digits(value: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const d = value.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 const DAY_MS = 86_400_000;
 // Yesterday depends only on today's UTC day number: formatted once per day, not for every date field of every call.
