@@ -42,8 +42,8 @@ const MEMORY_NOISE_FLOOR = 1 * MB;
 /**
  * Each target, and the margin past which --check fails (wide, so a noisy machine does not fail CI; a real
  * regression does). `value` reads the figure from the results. Throughput ratios move by about ±0.08 between
- * runs on a loaded 2-core machine, so their line sits about 0.1 under the usual figure (~0.93). The bundle size is deterministic: its line sits just over the
- * current size, so any real growth fails at once.
+ * runs on a loaded 2-core machine, so their line sits about 0.1 under the usual figure (~0.93). The bundle size is
+ * deterministic: its line sits just over the current size, so any real growth fails at once.
  */
 const TARGETS = [
   {
