@@ -278,7 +278,8 @@ describe("timeouts and the deadline", () => {
     const client = clientOf(errors, { deadline: 250, backoff: { initial: 100, max: 100 }, maxRetries: 10 });
     expect(await rejection(call(GET, client))).toBeInstanceOf(InternalServerError);
     expect(performance.now() - started).toBeLessThan(1_000); // 10 retries would take over 1 s
-    expect(errors.requests.length).toBeLessThanOrEqual(3);
+    // Waits are 75-100 ms (jittered down by up to 25%), so at most three fit in 250 ms: 4 attempts, not 11.
+    expect(errors.requests.length).toBeLessThanOrEqual(4);
   });
 });
 
