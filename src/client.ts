@@ -135,6 +135,7 @@ export class OrgAgent {
       log,
       baseUrl: (host) => this.#hostUrl(host as HostName),
       headers: (extra) => this.#requestHeaders(extra),
+      scrub: (text, sent) => scrub(text, sent.Authorization?.slice(BEARER.length)),
     };
     this.raw = this.#routedRawClient(inner);
 
@@ -199,10 +200,10 @@ export class OrgAgent {
   #withKey(key: unknown, extra?: Record<string, string>): Record<string, string> {
     if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
     this.#currentKey = key;
-    if (extra) return { ...this.#headers, ...extra, Authorization: `Bearer ${key}` };
+    if (extra) return { ...this.#headers, ...extra, Authorization: `${BEARER}${key}` };
     // The common case (same key, no per-call headers) reuses one frozen object instead of building it per call.
     if (key !== this.#sharedHeadersKey || !this.#sharedHeaders) {
-      this.#sharedHeaders = Object.freeze({ ...this.#headers, Authorization: `Bearer ${key}` });
+      this.#sharedHeaders = Object.freeze({ ...this.#headers, Authorization: `${BEARER}${key}` });
       this.#sharedHeadersKey = key;
     }
     return this.#sharedHeaders;
@@ -251,6 +252,12 @@ function serializePath(pathname: string, params: Record<string, unknown>): strin
       throw new ValidationError(`path.${name}`, text, "a well-formed Unicode string (no lone surrogates)");
     }
   });
+}
+
+const BEARER = "Bearer ";
+
+function scrub(text: string, secret: string | undefined): string {
+  return secret && text.includes(secret) ? text.split(secret).join("***") : text;
 }
 
 function checkUrl(value: string, option: string): string {

@@ -63,6 +63,8 @@ export interface Transport {
   baseUrl(host: string): string;
   /** Synchronous for a fixed key, so a call does not pay an extra await for it. */
   headers(extra?: Record<string, string>): Record<string, string> | Promise<Record<string, string>>;
+  /** Replaces the credential sent with `headers` in text from the server (a body that echoes it) before it goes into an error. */
+  scrub(text: string, headers: Record<string, string>): string;
 }
 
 export interface CallParams {
@@ -124,6 +126,7 @@ export async function send(
 
     const outcome = await attemptOnce(
       transport.fetch ?? globalThis.fetch,
+      (text) => transport.scrub(text, headers),
       op,
       request,
       headers,
@@ -206,6 +209,7 @@ interface PreparedRequest {
  */
 async function attemptOnce(
   fetchImpl: typeof fetch,
+  scrub: (text: string) => string,
   op: OperationSpec,
   request: PreparedRequest,
   headers: Record<string, string>,
@@ -261,7 +265,7 @@ async function attemptOnce(
       if (!response.ok) {
         // An error body is read whole, as openapi-fetch does: JSON when it parses, else the text.
         try {
-          text = await readBody(response);
+          text = scrub(await readBody(response));
         } catch (cut) {
           throw cut instanceof IncompleteBody ? cut.cause : cut;
         }
@@ -287,7 +291,7 @@ async function attemptOnce(
     try {
       text = await readBody(response);
     } catch (cause) {
-      const partial = cause instanceof IncompleteBody ? cause.partial : "";
+      const partial = cause instanceof IncompleteBody ? scrub(cause.partial) : "";
       return (
         interrupted() ?? {
           status,
@@ -304,7 +308,7 @@ async function attemptOnce(
     }
     // A cancelled stream ends quietly (done), so a timeout during the body shows only here.
     if (timedOut) return interrupted()!;
-    const parsed = parseBody(op, response, text);
+    const parsed = parseBody(op, response, text, scrub);
     parsed.status = status;
     parsed.headers = answered;
     return parsed;
@@ -324,15 +328,13 @@ function withJsonType(headers: Record<string, string>): Record<string, string> {
 }
 
 /** Parses a success body; anything but JSON of the documented top-level shape is an APIError. */
-function parseBody(op: OperationSpec, response: Response, text: string): AttemptOutcome {
-  const malformed = (why: string): AttemptOutcome => ({
-    error: new APIError(
-      response.status,
-      response.headers,
-      text,
-      `${response.status}: ${why}${text ? `: ${snippet(text)}` : ""}`,
-    ),
-  });
+function parseBody(op: OperationSpec, response: Response, text: string, scrub: (text: string) => string): AttemptOutcome {
+  const malformed = (why: string): AttemptOutcome => {
+    const shown = scrub(text);
+    return {
+      error: new APIError(response.status, response.headers, shown, `${response.status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`),
+    };
+  };
   if (!text.trim()) return malformed("the response body is empty, expected JSON");
   const type = response.headers.get("content-type");
   // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.

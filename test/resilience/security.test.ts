@@ -65,15 +65,26 @@ describe("the API key never shows", () => {
     expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
 
-  it("a rotating key echoed back by a server is scrubbed from every log line", async () => {
+  it("a rotating key echoed back by a server is scrubbed from the error and from every log line", async () => {
     const logger = captureLogger();
     const echo = JSON.stringify({ title: "Internal Server Error", detail: `rejected ${SECRET}`, status: 500 });
     const server = await scripted({ kind: "raw", status: 500, headers: { "content-type": "application/json" }, body: echo });
     const client = clientOf(server, { apiKey: () => SECRET, maxRetries: 0, logLevel: "debug", logger });
-    // The server's own body is the server's doing (the README says so); the SDK's log lines still never carry it.
-    await expect(client.computers.get("cmp_1")).rejects.toMatchObject({ status: 500 });
+    const error = await rejection(client.computers.get("cmp_1"));
+    expect(error).toMatchObject({ status: 500, detail: "rejected ***" });
+    expect(error.message).toContain("rejected ***");
     expect(logger.lines.some((line) => line.includes("rejected ***"))).toBe(true);
-    expect(leaks(logger.lines)).toEqual([]);
+    expect(leaks([error, ...logger.lines])).toEqual([]);
+  });
+
+  it.each([
+    ["an error body that is not JSON", { kind: "raw", status: 502, headers: { "content-type": "text/plain" }, body: `bad gateway for Bearer ${SECRET}` }],
+    ["a 2xx that is not the documented JSON", { kind: "raw", status: 200, headers: { "content-type": "text/html" }, body: `<p>${SECRET}</p>` }],
+  ] as const)("the key echoed in %s is scrubbed from the error", async (_, fault) => {
+    const server = await scripted(fault);
+    const error = await rejection(clientOf(server, { maxRetries: 0 }).computers.get("cmp_1"));
+    expect(String(error.body)).toContain("***");
+    expect(leaks([error])).toEqual([]);
   });
 
   it("in the client: inspect, String, JSON", () => {
