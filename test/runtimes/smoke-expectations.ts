@@ -60,4 +60,8 @@ export const expectedSummary = {
   rawComputerId: first("getComputer").id,
   notFound: { errorClass: "NotFoundError", status: 404, hasTitle: true },
   validation: { errorClass: "ValidationError", requestsSent: 0 },
+  timeouts: [
+    { errorClass: "APIConnectionTimeoutError", withinMs: true },
+    { errorClass: "APIConnectionTimeoutError", withinMs: true },
+  ],
 };

@@ -8,6 +8,7 @@
 // build) and vitest skip it; the tests copy it into the consumer project.
 // Only globals every runtime has (fetch, Request, URL, console): no Node types, no DOM-only APIs.
 import {
+  APIConnectionTimeoutError,
   APIError,
   NotFoundError,
   OrgAgent,
@@ -48,6 +49,8 @@ export interface SmokeSummary {
   rawComputerId: string;
   notFound: { errorClass: string; status: number; hasTitle: boolean };
   validation: { errorClass: string; requestsSent: number };
+  /** A first attempt that times out waiting for headers, and one whose body never ends. */
+  timeouts: { errorClass: string; withinMs: boolean }[];
 }
 
 export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
@@ -122,6 +125,26 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   }
   if (!validation) throw new Error("expected a ValidationError");
 
+  // Timeouts without a caller signal (the attempt is raced against its timer, see the README): an answer that
+  // never comes, and a body that never ends, each end the call on time. Nothing is left holding the runtime open:
+  // the program still exits when it is done.
+  const never: typeof fetch = () => new Promise<Response>(() => {});
+  const endless: typeof fetch = async () =>
+    new Response(
+      new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) }),
+      { headers: { "content-type": "application/json" } },
+    );
+  const timeouts: SmokeSummary["timeouts"] = [];
+  for (const stalled of [never, endless]) {
+    const started = Date.now();
+    try {
+      await new OrgAgent({ ...options, fetch: stalled, timeout: 100 }).computers.get("cmp_3e9d0a4b7c2f4e61");
+    } catch (error) {
+      if (!(error instanceof APIConnectionTimeoutError)) throw error;
+      timeouts.push({ errorClass: error.name, withinMs: Date.now() - started < 5_000 });
+    }
+  }
+
   return {
     tokenDays: tokens.data.map((row) => row.date),
     groupedModels: groupedRows.map((row) => row.group_key),
@@ -134,6 +157,7 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     rawComputerId: raw.data.id,
     notFound,
     validation,
+    timeouts,
   };
 }
 
