@@ -7,7 +7,7 @@ import { fixtures, median, shuffle } from "./lib.mjs";
 const API_KEY = "bench-key";
 export const CONCURRENCY = 32;
 
-async function contenders(sdkUrl, baseUrl) {
+export async function contenders(sdkUrl, baseUrl) {
   const { OrgAgent } = await import(sdkUrl);
   const { path, query } = fixtures.users;
   const url = `${baseUrl}${path}?${new URLSearchParams(query)}`;
