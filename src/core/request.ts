@@ -132,7 +132,7 @@ export async function send(
       headers,
       signal,
       attemptTimeout,
-      signal !== undefined || attempt > 0,
+      signal !== undefined || attempt > 0 || !SIGNAL_FOR_RETRIES_ONLY,
     );
     if (log.enabled("debug")) {
       log.write("debug", `← ${label}`, {
@@ -200,12 +200,15 @@ interface PreparedRequest {
 }
 
 /**
- * One attempt. A caller's signal, and every retry, get an AbortController that the timeout also fires, so the
- * connection is closed the moment the attempt ends. A first attempt without a signal skips it: following an
- * AbortSignal costs Node's fetch about 7% of its loopback throughput (a listener, a WeakRef and a
- * FinalizationRegistry entry per request). Its timeout instead stops the wait at once and cancels the body
- * stream if the headers have come (which closes the connection); if they have not, the request is abandoned and
- * its connection closed when the server does answer, or by the runtime's own header timeout (Node: 300 s).
+ * One attempt. Its timeout, and the caller's signal, end the wait at once even if `fetch` ignores its signal: the
+ * answer is raced against them, and a body being read is cancelled (which closes the connection).
+ * Whether fetch also gets an AbortSignal, so that the request itself is aborted:
+ * - a retry, a call with a caller's signal, and every attempt in a browser: yes;
+ * - a first attempt without a signal elsewhere (Node, Bun, Deno): no. Following an AbortSignal costs Node's fetch
+ *   about 7% of its loopback throughput (a listener, a WeakRef and a FinalizationRegistry entry per request). If it
+ *   times out before the headers come, the request is abandoned: its connection is closed when the server does
+ *   answer, or by the runtime's own header timeout (Node: 300 s). Browsers pay little for a signal but hold few
+ *   connections per origin, so there every attempt is aborted.
  */
 async function attemptOnce(
   fetchImpl: typeof fetch,
@@ -218,16 +221,18 @@ async function attemptOnce(
   abortable: boolean,
 ): Promise<AttemptOutcome> {
   const controller = abortable ? new AbortController() : undefined;
-  const onAbort = () => controller!.abort();
-  if (controller) signal?.addEventListener("abort", onAbort, { once: true });
   let timedOut = false;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let stopWaiting: ((reason: unknown) => void) | undefined;
+  const interrupt = () => {
+    controller?.abort();
+    stopWaiting?.(INTERRUPTED);
+    reader?.cancel().catch(ignore);
+  };
+  signal?.addEventListener("abort", interrupt, { once: true });
   const timer = setTimeout(() => {
     timedOut = true;
-    if (controller) return controller.abort();
-    stopWaiting?.(TIMED_OUT);
-    reader?.cancel().catch(ignore);
+    interrupt();
   }, Math.min(timeout, MAX_TIMER));
   const interrupted = (): AttemptOutcome | undefined =>
     signal?.aborted
@@ -251,16 +256,14 @@ async function attemptOnce(
         body: request.body,
         ...(controller ? { signal: controller.signal } : {}),
       });
-      response = controller
-        ? await pending
-        : await new Promise<Response>((resolve, reject) => {
-            stopWaiting = (reason) => {
-              reject(reason);
-              // Abandoned: release the connection as soon as an answer arrives; a late failure is nobody's.
-              pending.then((late) => late.body?.cancel().catch(ignore), ignore);
-            };
-            pending.then(resolve, reject);
-          });
+      response = await new Promise<Response>((resolve, reject) => {
+        stopWaiting = (reason) => {
+          reject(reason);
+          // Abandoned: release the connection as soon as an answer arrives; a late failure is nobody's.
+          pending.then((late) => late.body?.cancel().catch(ignore), ignore);
+        };
+        pending.then(resolve, reject);
+      });
       stopWaiting = undefined;
       if (!response.ok) {
         // An error body is read whole, as openapi-fetch does: JSON when it parses, else the text.
@@ -269,7 +272,8 @@ async function attemptOnce(
         } catch (cut) {
           throw cut instanceof IncompleteBody ? cut.cause : cut;
         }
-        if (timedOut) return interrupted()!;
+        const stopped = interrupted();
+        if (stopped) return stopped;
         let detail: unknown = text || undefined;
         try {
           detail = JSON.parse(text);
@@ -306,19 +310,23 @@ async function attemptOnce(
         }
       );
     }
-    // A cancelled stream ends quietly (done), so a timeout during the body shows only here.
-    if (timedOut) return interrupted()!;
+    // A cancelled stream ends quietly (done), so an interruption during the body shows only here.
+    const stopped = interrupted();
+    if (stopped) return stopped;
     const parsed = parseBody(op, response, text, scrub);
     parsed.status = status;
     parsed.headers = answered;
     return parsed;
   } finally {
     clearTimeout(timer);
-    if (controller) signal?.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", interrupt);
   }
 }
 
-const TIMED_OUT = Symbol("timed out");
+// Where following an AbortSignal is costly (Node's fetch, and the runtimes that mirror its API): see attemptOnce.
+const SIGNAL_FOR_RETRIES_ONLY =
+  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
+const INTERRUPTED = Symbol("interrupted");
 const ignore = () => {};
 
 /** `headers` plus `Content-Type: application/json`, unless the caller set a content type. */

@@ -87,6 +87,13 @@ describe("the API key never shows", () => {
     expect(leaks([error])).toEqual([]);
   });
 
+  it("a placeholder key under 8 characters is not scrubbed: replacing every `k` would garble the message", async () => {
+    const body = JSON.stringify({ title: "Bad Request", detail: "check the limit", status: 400 });
+    const server = await scripted({ kind: "raw", status: 400, headers: { "content-type": "application/json" }, body });
+    const error = await rejection(clientOf(server, { apiKey: "k", maxRetries: 0 }).computers.get("cmp_1"));
+    expect(error.message).toContain("check the limit");
+  });
+
   it("in the client: inspect, String, JSON", () => {
     const client = clientOf({ url: "http://127.0.0.1:9" });
     expect(leaks([client, String(client), inspect(client, { showHidden: true, depth: 10 })])).toEqual([]);

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { APIConnectionTimeoutError, OrgAgent } from "../../src/index.js";
+import { APIConnectionTimeoutError, APIUserAbortError, OrgAgent } from "../../src/index.js";
 
 interface Connection {
   opened: number;
@@ -111,5 +111,37 @@ describe("aborted outright", () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(await until(() => server.connections[0]?.closed !== undefined)).toBe(true);
     expect(server.connections[0]!.closed! - started).toBeLessThan(1_500);
+  });
+});
+
+describe("a fetch that ignores its signal", () => {
+  const never: typeof fetch = () => new Promise<Response>(() => {});
+
+  it("still ends every attempt on time, the retries (which carry a signal) too", async () => {
+    let calls = 0;
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: "http://127.0.0.1:9",
+      fetch: (...args) => (calls++, never(...args)),
+      timeout: 50,
+      maxRetries: 2,
+      backoff: { initial: 1, max: 1 },
+      logLevel: "off",
+    });
+    const started = performance.now();
+    const error = await client.computers.get("cmp_1").catch((e) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(calls).toBe(3);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
+
+  it("still stops at once when the caller aborts", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const client = new OrgAgent({ apiKey: "test-key", baseUrl: "http://127.0.0.1:9", fetch: never, logLevel: "off" });
+    const started = performance.now();
+    const error = await client.computers.get("cmp_1", { signal: controller.signal }).catch((e) => e);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
