@@ -21,7 +21,7 @@ const check = args.has("--check");
 const SETTINGS = quick
   ? {
       overhead: { warmup: 1_500, rounds: 21, calls: 200 },
-      throughput: { rounds: 15, sequentialCalls: 80, concurrentCalls: 640 },
+      throughput: { rounds: 31, sequentialCalls: 100, concurrentCalls: 960 },
       // orgagent only, live heap only: the figure the check needs.
       memory: { runs: 1, clients: ["orgagent"], rawPeak: false },
       importRuns: 5,
@@ -41,8 +41,8 @@ const MEMORY_NOISE_FLOOR = 1 * MB;
 
 /**
  * Each target, and the margin past which --check fails (wide, so a noisy machine does not fail CI; a real
- * regression does). `value` reads the figure from the results. Throughput ratios move by about ±0.08 between
- * runs on a loaded 2-core machine, so their line sits about 0.1 under the usual figure (~0.93). The bundle size is
+ * regression does). `value` reads the figure from the results. Throughput ratios move by up to ±0.1 between
+ * quick runs on a loaded 2-core machine (0.84-1.12 seen), so their line sits at 0.75. The bundle size is
  * deterministic: its line sits just over the current size, so any real growth fails at once.
  */
 const TARGETS = [
@@ -63,14 +63,14 @@ const TARGETS = [
   {
     what: "loopback throughput sequential, orgagent ÷ raw fetch",
     target: 0.9,
-    fail: 0.8,
+    fail: 0.75,
     higherIsBetter: true,
     value: (r) => r.throughput.ratios.sequential,
   },
   {
     what: `loopback throughput ${CONCURRENCY} concurrent, orgagent ÷ raw fetch`,
     target: 0.9,
-    fail: 0.8,
+    fail: 0.75,
     higherIsBetter: true,
     value: (r) => r.throughput.ratios.concurrent,
   },
