@@ -236,8 +236,9 @@ function render(r) {
     "",
     "### 2. Loopback throughput (node:http on 127.0.0.1, `/users` example page)",
     "",
-    `Median requests per second of ${r.settings.throughput.rounds} interleaved rounds (${r.settings.throughput.sequentialCalls} calls one after another; ` +
-      `${r.settings.throughput.concurrentCalls} calls with ${CONCURRENCY} in flight); ratios are the median of each round's ratio.`,
+    `Median requests per second of ${r.settings.throughput.rounds} rounds. Sequential: ${r.settings.throughput.sequentialCalls} calls each, ` +
+      `the clients taking turns call by call; concurrent: ${r.settings.throughput.concurrentCalls} calls with ${CONCURRENCY} in flight, ` +
+      `the clients one after another in a new random order. Ratios are the median of each round's ratio.`,
     "",
     table(
       ["client", "sequential req/s", "÷ raw fetch", `${CONCURRENCY} concurrent req/s`, "÷ raw fetch"],

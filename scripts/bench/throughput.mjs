@@ -43,10 +43,22 @@ export async function contenders(sdkUrl, baseUrl) {
     { name: "orgagent analytics.users", call: async () => await orgagent.analytics.users(query) },
   ];
 }
-async function sequential(call, n) {
-  const start = performance.now();
-  for (let i = 0; i < n; i++) await call();
-  return (n / (performance.now() - start)) * 1000;
+
+/**
+ * Requests per second of each contender, one call after another, the contenders taking turns call by call (in
+ * the order given): a change in the machine's load then hits every contender alike, where whole batches one after another
+ * would each see a different moment. A contender's rate is its calls over the time spent in its own calls.
+ */
+async function sequential(list, n) {
+  const spent = new Map(list.map((c) => [c, 0]));
+  for (let i = 0; i < n; i++) {
+    for (const c of list) {
+      const start = performance.now();
+      await c.call();
+      spent.set(c, spent.get(c) + performance.now() - start);
+    }
+  }
+  return new Map(list.map((c) => [c.name, (n / spent.get(c)) * 1000]));
 }
 
 async function concurrent(call, n) {
@@ -65,13 +77,13 @@ export async function measureThroughput(sdkUrl, baseUrl, { rounds, sequentialCal
   for (const c of list) {
     const page = await c.call();
     if (!Array.isArray(page?.data) || page.data.length === 0) throw new Error(`${c.name}: unexpected body`);
-    await sequential(c.call, sequentialCalls >> 1);
     await concurrent(c.call, concurrentCalls >> 1);
   }
+  await sequential(list, sequentialCalls >> 1);
   const seq = new Map(list.map((c) => [c.name, []]));
   const conc = new Map(list.map((c) => [c.name, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const c of shuffle(list)) seq.get(c.name).push(await sequential(c.call, sequentialCalls));
+    for (const [name, rate] of await sequential(shuffle(list), sequentialCalls)) seq.get(name).push(rate);
     for (const c of shuffle(list)) conc.get(c.name).push(await concurrent(c.call, concurrentCalls));
   }
   return list.map((c) => ({
