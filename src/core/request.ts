@@ -63,7 +63,7 @@ export interface Transport {
   baseUrl(host: string): string;
   /** Synchronous for a fixed key, so a call does not pay an extra await for it. */
   headers(extra?: Record<string, string>): Record<string, string> | Promise<Record<string, string>>;
-  /** Replaces the credential sent with `headers` in text from the server (a body that echoes it) before it goes into an error. */
+  /** Replaces the key sent with `headers` in server text (a body that echoes it) before it goes into an error. */
   scrub(text: string, headers: Record<string, string>): string;
 }
 
@@ -339,9 +339,8 @@ function withJsonType(headers: Record<string, string>): Record<string, string> {
 function parseBody(op: OperationSpec, response: Response, text: string, scrub: (text: string) => string): AttemptOutcome {
   const malformed = (why: string): AttemptOutcome => {
     const shown = scrub(text);
-    return {
-      error: new APIError(response.status, response.headers, shown, `${response.status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`),
-    };
+    const message = `${response.status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`;
+    return { error: new APIError(response.status, response.headers, shown, message) };
   };
   if (!text.trim()) return malformed("the response body is empty, expected JSON");
   const type = response.headers.get("content-type");
