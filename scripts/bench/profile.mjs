@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import { buildSdk, fmt, outDir, table } from "./lib.mjs";
 import { startServer } from "./loopback.mjs";
-import { contenders } from "./throughput.mjs";
+import { callsInFlight, contenders } from "./throughput.mjs";
 import { pathToFileURL } from "node:url";
 
 const { values } = parseArgs({
@@ -25,13 +25,6 @@ const top = Number(values.top);
 const PROFILED = ["raw fetch", "orgagent analytics.users"];
 // Not work of any function: the profiler's own buckets.
 const NOT_CODE = new Set(["(idle)", "(program)", "(root)"]);
-
-async function run(call, n) {
-  let left = n;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (left-- > 0) await call();
-  }));
-}
 
 /** µs per call of self time, by "function file" (line numbers dropped, so both runs name undici's code alike). */
 function selfTimes(profile, n) {
@@ -59,9 +52,9 @@ try {
   await session.post("Profiler.setSamplingInterval", { interval: 100 });
   const times = {};
   for (const c of list) {
-    await run(c.call, 3_000); // warm-up: JIT and keep-alive connections
+    await callsInFlight(c.call, 3_000, concurrency); // warm-up: JIT and keep-alive connections
     await session.post("Profiler.start");
-    await run(c.call, calls);
+    await callsInFlight(c.call, calls, concurrency);
     const { profile } = await session.post("Profiler.stop");
     times[c.name] = selfTimes(profile, calls);
   }

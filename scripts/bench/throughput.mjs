@@ -61,13 +61,18 @@ async function sequential(list, n) {
   return new Map(list.map((c) => [c.name, (n / spent.get(c)) * 1000]));
 }
 
-async function concurrent(call, n) {
+/** Makes `n` calls with `inFlight` of them running at once. */
+export async function callsInFlight(call, n, inFlight) {
   let left = n;
   const worker = async () => {
     while (left-- > 0) await call();
   };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+}
+
+async function concurrent(call, n) {
   const start = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await callsInFlight(call, n, CONCURRENCY);
   return (n / (performance.now() - start)) * 1000;
 }
 
