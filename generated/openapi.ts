@@ -16,16 +16,15 @@ export interface paths {
          *
          *     Without `group_by` there is one `CreditsRow` per day with nested breakdowns per model (`by_model`) and per
          *     user (`by_user`, each with its own per-model breakdown). With `group_by=model` the per-model breakdown is
-         *     flattened into `CreditsGroupedRow`s, one per model per day, whose `group_key` is the model id. The behaviour
-         *     for a `group_by` value other than `model` is not shown by the API description; this document allows only
-         *     `model`.
+         *     flattened into `CreditsGroupedRow`s, one per model per day, whose `group_key` is the model id. `model` is the
+         *     only grouping.
          *
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14. The
-         *     behaviour for an `endDate` earlier than `startDate` is not shown by the API description. Rate limits vary by
-         *     plan; the 429 response is not confirmed by the API description.
+         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
+         *     429 with `Retry-After`.
          */
         get: operations["getAnalyticsTokens"];
         put?: never;
@@ -50,8 +49,7 @@ export interface paths {
          *
          *     Without `group_by` there is one `ToolsRow` per day with nested breakdowns. With `group_by=tool_name` the
          *     per-tool breakdown (`by_tool`) is flattened into `ToolsGroupedRow`s, one per tool per day, whose
-         *     `group_key` is the tool name. The behaviour for a `group_by` value other than `tool_name` is not shown by
-         *     the API description; this document allows only `tool_name`.
+         *     `group_key` is the tool name. `tool_name` is the only grouping.
          *
          *     Data quality: MCP server names may be duplicated by letter case (the same server can appear as two entries
          *     of `mcp_by_server`), and about 0.006% of tool-name entries contain parsing artifacts.
@@ -59,9 +57,9 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14. The
-         *     behaviour for an `endDate` earlier than `startDate` is not shown by the API description. Rate limits vary by
-         *     plan; the 429 response is not confirmed by the API description.
+         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
+         *     429 with `Retry-After`.
          */
         get: operations["getAnalyticsTools"];
         put?: never;
@@ -86,17 +84,16 @@ export interface paths {
          *
          *     Without `group_by` there is one `ActivityRow` per day. With `group_by=client` the per-client figures
          *     (`daily_active_users_by_client`) are flattened into `ActivityGroupedRow`s, one per client type per day,
-         *     whose `group_key` is the client type (`terminal-ui`, `web`, `non-interactive-cli`). A user active on
-         *     several clients counts once in `daily_active_users` and once in each client's figure. The behaviour for a
-         *     `group_by` value other than `client` is not shown by the API description; this document allows only
-         *     `client`.
+         *     whose `group_key` is the client type (`terminal-ui`, `web`, `non-interactive-cli`, or a client type added
+         *     later). A user active on several clients counts once in `daily_active_users` and once in each client's
+         *     figure. `client` is the only grouping.
          *
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14. The
-         *     behaviour for an `endDate` earlier than `startDate` is not shown by the API description. Rate limits vary by
-         *     plan; the 429 response is not confirmed by the API description.
+         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
+         *     429 with `Retry-After`.
          */
         get: operations["getAnalyticsActivity"];
         put?: never;
@@ -123,9 +120,9 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14. The
-         *     behaviour for an `endDate` earlier than `startDate` is not shown by the API description. Rate limits vary by
-         *     plan; the 429 response is not confirmed by the API description.
+         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
+         *     429 with `Retry-After`.
          */
         get: operations["getAnalyticsProductivity"];
         put?: never;
@@ -152,14 +149,14 @@ export interface paths {
          *     Paging: `limit` sets the maximum rows per page (1-100, default 20). While `meta.has_more` is true, pass
          *     `meta.next_cursor` (a user id) as `cursor`, with the same `startDate` and `endDate`, to get the next page;
          *     the last page has `has_more` false and no next cursor (`next_cursor` null). A `limit` out of range gives
-         *     400. The order of the rows is not shown by the API description: do not rely on it (the SDK does not).
+         *     400. The order of the rows is not guaranteed.
          *
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14. The
-         *     behaviour for an `endDate` earlier than `startDate` is not shown by the API description. Rate limits vary by
-         *     plan; the 429 response is not confirmed by the API description.
+         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
+         *     429 with `Retry-After`.
          */
         get: operations["listAnalyticsUsers"];
         put?: never;
@@ -180,16 +177,15 @@ export interface paths {
         /**
          * List readiness reports
          * @description Lists the organization's stored readiness reports: evaluations of repositories against criteria.
-         *     Served by the **app host** (`{app_url}`), not the API host, and has no version segment in its path.
+         *     Served by the **app host**, not the API host, and has no version segment in its path.
          *
          *     Paging: the response has no next-cursor field. To get the next page, pass the `reportId` of the last
          *     report returned as `startAfter`; an empty `reports` array means there are no more. `limit` caps the page
-         *     size and must be positive; the default page size and the order of reports are not shown by the API
-         *     description.
+         *     size and must be positive; without it the service picks the page size. The order of reports is not
+         *     guaranteed.
          *
-         *     Documented errors: 400 (invalid request parameters), 401 (missing or invalid API key) and 500. Role
-         *     requirements for this endpoint are not shown by the API description. Rate limits vary by plan; the 429
-         *     response is not confirmed by the API description.
+         *     Errors: 400 (invalid request parameters), 401 (missing or invalid API key) and 500. Rate limits vary by plan;
+         *     when one is exceeded the answer is 429 with `Retry-After`.
          */
         get: operations["listReadinessReports"];
         put?: never;
@@ -212,13 +208,13 @@ export interface paths {
          * @description Lists the changes to the organization's enterprise-control settings, ordered by `revision`, highest first.
          *     Each change carries a snapshot of the settings, who made the change and when.
          *
-         *     Paging: `limit` sets the page size (1-100; default not shown by the API description). While
+         *     Paging: `limit` sets the page size (1-100; without it the service picks the page size). While
          *     `pagination.hasMore` is true, pass `pagination.nextCursor` as `cursor` to get the next page; the last page
          *     has `hasMore` false and no cursor.
          *
          *     The settings snapshot may gain, lose or rename properties between API versions: parse it as a generic JSON
-         *     object. Role requirements and status codes of this endpoint are not shown by the API description; the error
-         *     responses below are assumptions.
+         *     object. Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call
+         *     this operation is not specified: expect 403 when the caller's role does not allow it.
          */
         get: operations["listEnterpriseControlsHistory"];
         put?: never;
@@ -243,8 +239,9 @@ export interface paths {
          *     succeed partially: `updated` lists the limits applied and `errors` the users whose limit could not be
          *     updated, each with a reason. Check `errors` even on a 200.
          *
-         *     Bounds of a limit value, role requirements and status codes of this endpoint are not shown by the API
-         *     description; the error responses below are assumptions.
+         *     A limit the service does not accept is reported in `errors`. Errors of the whole request use the `Problem`
+         *     body; a client should also accept other error bodies. Which roles may call this operation is not specified:
+         *     expect 403 when the caller's role does not allow it.
          */
         put: operations["setUserLimits"];
         post?: never;
@@ -269,11 +266,11 @@ export interface paths {
          *     (the working directory, 1-4096 characters) and initial `sessionSettings` are optional. Token usage cannot be
          *     sent: it appears only in responses.
          *
-         *     A new session is typically `pending`. Which status transitions follow is not shown in the API description.
+         *     A new session is typically `pending`; the order and timing of later status changes are not specified.
          *     This operation does not create a computer (no operation creates or deletes one).
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["createSession"];
         delete?: never;
@@ -301,11 +298,11 @@ export interface paths {
          *     milliseconds), connected computer and settings, including the response-only `tokenUsage` and
          *     `inclusiveTokenUsage` inside `sessionSettings`.
          *
-         *     The optional `computerId` query parameter names a computer to query directly. Session status transitions are
-         *     not shown in the API description.
+         *     The optional `computerId` query parameter names a computer to query directly. The order and timing of status
+         *     changes are not specified: poll to follow them.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         get: operations["getSession"];
         put?: never;
@@ -338,11 +335,10 @@ export interface paths {
          *     `images` and `files` (PDFs and text files). It is routed to the computer given in the body's `computerId`,
          *     or else to the session's own `computerId`.
          *
-         *     The maximum size of the text, images and files is not shown in the API description, so no bounds are set.
-         *     Session status transitions are not shown either.
+         *     The service limits the size of the text, images and files.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["sendSessionMessage"];
         delete?: never;
@@ -377,8 +373,8 @@ export interface paths {
          *
          *     The optional `computerId` query parameter names a computer to query directly.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         get: operations["getSessionMessage"];
         put?: never;
@@ -407,10 +403,10 @@ export interface paths {
          * @description Returns a computer by id: its name, provider type, creation time (Unix epoch milliseconds) and, when present,
          *     host, status (`provisioning`, `active` or `error`), provisioning steps, relay addresses and remote user.
          *
-         *     No operation creates or deletes a computer. Computer status transitions are not shown in the API description.
+         *     No operation creates or deletes a computer. The order and timing of status changes are not specified.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         get: operations["getComputer"];
         put?: never;
@@ -439,10 +435,10 @@ export interface paths {
          * @description Returns the computer with the given name (1-63 characters). The response is the same computer object that
          *     `getComputer` returns.
          *
-         *     No operation creates or deletes a computer. Computer status transitions are not shown in the API description.
+         *     No operation creates or deletes a computer. The order and timing of status changes are not specified.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         get: operations["getComputerByName"];
         put?: never;
@@ -474,10 +470,10 @@ export interface paths {
          *     status 202, means the retry was accepted for asynchronous work; its body is the computer, typically
          *     `provisioning` with the step in progress. Poll `getComputer` to follow it.
          *
-         *     No operation creates or deletes a computer. Computer status transitions are not shown in the API description.
+         *     No operation creates or deletes a computer. The order and timing of status changes are not specified.
          *
-         *     Error status codes are not shown in the API description; the error responses below are the generic ones
-         *     used across this document. Role requirements for this operation are not shown.
+         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
+         *     operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["retryComputerInstallDeps"];
         delete?: never;
@@ -507,7 +503,7 @@ export interface webhooks {
          *     names seen: `Notification`, `Stop` (the agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`.
          *     Hook executions are reported in analytics (`hooks_invocations`, `hooks_by_event`).
          */
-        post: operations["hookInput"];
+        post: operations["receiveHookInput"];
         delete?: never;
         options?: never;
         head?: never;
@@ -533,7 +529,7 @@ export interface webhooks {
          *     array of entries; each entry has `hooks`, an array of `{type: command, command, timeout}` with the timeout in
          *     seconds. Each command receives the hook input (see the `hookInput` webhook) on standard input.
          */
-        post: operations["hooksSettings"];
+        post: operations["readHooksSettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -543,6 +539,12 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * AnalyticsTokensGroupBy
+         * @description Grouping of `/tokens`: `model`. Flatten the per-model breakdown into rows, one per model per day.
+         * @enum {string}
+         */
+        AnalyticsTokensGroupBy: "model";
         /**
          * ModelTier
          * @description Tier of a model: `standard` or `thinking` (a model with extended reasoning, e.g. `claude-opus-4-1`).
@@ -561,8 +563,8 @@ export interface components {
              */
             model_id: string;
             /**
-             * @description Tier of the model. Known values: `standard` and `thinking` (the tiers of `UserRow.primary_model_tier`); the
-             *     API description types this field only as a string, so other strings may appear.
+             * @description Tier of the model. Known values: `standard` and `thinking` (the tiers of `UserRow.primary_model_tier`);
+             *     other strings may appear.
              */
             model_tier: components["schemas"]["ModelTier"] | string;
             /** @description Standard Credits consumed by this model, computed from raw input and output tokens with cache discounts. */
@@ -583,8 +585,7 @@ export interface components {
              */
             user_id: string;
             /**
-             * @description E-mail of the user. Typed as a string here, as in the API description; note that the per-user row of
-             *     `/users` documents its `user_email` as nullable.
+             * @description E-mail of the user. (The per-user row of `/users` may carry a null `user_email`; this one is a string.)
              * @example maya.chen@acme-robotics.com
              */
             user_email: string;
@@ -620,29 +621,6 @@ export interface components {
             by_user: components["schemas"]["CreditsUserBreakdown"][];
         };
         /**
-         * CreditsGroupedRow
-         * @description Credit consumption of one model on one day (`/tokens?group_by=model`): the `by_model` breakdown flattened into
-         *     rows, one per model per day.
-         */
-        CreditsGroupedRow: {
-            /**
-             * Format: date
-             * @description Day (UTC), `YYYY-MM-DD`.
-             */
-            date: string;
-            /**
-             * @description Model id, e.g. `claude-sonnet-4-5`.
-             * @example claude-sonnet-4-5
-             */
-            group_key: string;
-            /** @description Standard Credits consumed by this model, computed from raw input and output tokens with cache discounts. */
-            billable_tokens: number;
-            /** @description Raw input tokens sent to this model. */
-            input_tokens: number;
-            /** @description Tokens generated by this model. */
-            output_tokens: number;
-        };
-        /**
          * AnalyticsMeta
          * @description Metadata of an analytics response (`/tokens`, `/tools`, `/activity`, `/productivity`): the organization and the
          *     date range the rows cover. Dates are `YYYY-MM-DD` in UTC.
@@ -667,49 +645,74 @@ export interface components {
             end_date: string;
         };
         /**
-         * AnalyticsTokensResponse
-         * @description Response of `/tokens`: one `CreditsRow` per day, or, with `group_by=model`, one `CreditsGroupedRow` per model
-         *     per day.
+         * AnalyticsTokensDailyResponse
+         * @description Response of `/tokens` without `group_by`, one `CreditsRow` per day.
          */
-        AnalyticsTokensResponse: {
-            /**
-             * @description One row per day (`CreditsRow`), or one row per model per day (`CreditsGroupedRow`, carrying `group_key`)
-             *     when `group_by=model` is used.
-             */
-            data: (components["schemas"]["CreditsRow"] | components["schemas"]["CreditsGroupedRow"])[];
+        AnalyticsTokensDailyResponse: {
+            /** @description One row per day, with nested breakdowns. */
+            data: components["schemas"]["CreditsRow"][];
             /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
-         * AnalyticsError
-         * @description Error body of the analytics endpoints.
+         * CreditsGroupedRow
+         * @description Credit consumption of one model on one day (`/tokens?group_by=model`): the `by_model` breakdown flattened into
+         *     rows, one per model per day.
          */
-        AnalyticsError: {
-            /** @description Short, human-readable summary of the problem. */
-            title: string;
-            /** @description Explanation specific to this occurrence, e.g. that analytics data lags 24 hours. */
-            detail: string;
-            /** @description HTTP status code of the response, repeated in the body. */
-            status: number;
-            /** @description Identifier of the request, for support. */
-            requestId: string;
+        CreditsGroupedRow: {
+            /**
+             * Format: date
+             * @description Day (UTC), `YYYY-MM-DD`.
+             */
+            date: string;
+            /**
+             * @description Model id, e.g. `claude-sonnet-4-5`.
+             * @example claude-sonnet-4-5
+             */
+            group_key: string;
+            /** @description Standard Credits consumed by this model, computed from raw input and output tokens with cache discounts. */
+            billable_tokens: number;
+            /** @description Raw input tokens sent to this model. */
+            input_tokens: number;
+            /** @description Tokens generated by this model. */
+            output_tokens: number;
+        };
+        /**
+         * AnalyticsTokensGroupedResponse
+         * @description Response of `/tokens?group_by=model`, one `CreditsGroupedRow` per model per day.
+         */
+        AnalyticsTokensGroupedResponse: {
+            /** @description One row per model per day, with the model id in `group_key`. */
+            data: components["schemas"]["CreditsGroupedRow"][];
+            /** @description The organization and the date range the rows cover. */
+            meta: components["schemas"]["AnalyticsMeta"];
         };
         /**
          * Problem
-         * @description Error body of the operations whose error format the API description does not show. Modelled on the
-         *     documented analytics error body (`title`, `detail`, `status`) so one client path handles both; clients must
-         *     also accept a body that is not JSON or lacks these fields.
+         * @description Error body: `title` and `status`, usually with `detail` and `requestId`. A client should also accept an error
+         *     body that is not JSON or lacks these fields.
          */
         Problem: {
             /** @description Short, human-readable summary of the problem. */
             title: string;
-            /** @description Explanation specific to this occurrence of the problem. */
+            /** @description Explanation specific to this occurrence of the problem, e.g. that analytics data lags 24 hours. */
             detail?: string;
             /** @description HTTP status code of the response, repeated in the body. */
             status: number;
             /** @description Identifier of the request, for support. */
             requestId?: string;
         };
+        /**
+         * AnalyticsError
+         * @description Error body of the analytics endpoints, a `Problem` that always carries `detail` and `requestId`.
+         */
+        AnalyticsError: components["schemas"]["Problem"] & Record<string, unknown>;
+        /**
+         * AnalyticsToolsGroupBy
+         * @description Grouping of `/tools`: `tool_name`. Flatten the per-tool breakdown into rows, one per tool per day.
+         * @enum {string}
+         */
+        AnalyticsToolsGroupBy: "tool_name";
         /**
          * ToolsRowToolCount
          * @description Invocations of one tool on one day. About 0.006% of tool-name entries contain parsing artifacts, so a
@@ -778,8 +781,7 @@ export interface components {
         };
         /**
          * ToolsRowAutonomyLevelRatio
-         * @description Distribution of autonomy levels on one day, one number per level. The API description does not state the scale;
-         *     the examples use fractions that sum to 1.
+         * @description Distribution of autonomy levels on one day, one number per level, for example fractions that sum to 1.
          */
         ToolsRowAutonomyLevelRatio: {
             /** @description Share at the `auto-high` level (maximum autonomy, minimal confirmations). */
@@ -841,6 +843,16 @@ export interface components {
             tool_autonomy_level_ratio: components["schemas"]["ToolsRowAutonomyLevelRatio"];
         };
         /**
+         * AnalyticsToolsDailyResponse
+         * @description Response of `/tools` without `group_by`, one `ToolsRow` per day.
+         */
+        AnalyticsToolsDailyResponse: {
+            /** @description One row per day, with nested breakdowns. */
+            data: components["schemas"]["ToolsRow"][];
+            /** @description The organization and the date range the rows cover. */
+            meta: components["schemas"]["AnalyticsMeta"];
+        };
+        /**
          * ToolsGroupedRow
          * @description Invocations of one tool on one day (`/tools?group_by=tool_name`): the `by_tool` breakdown flattened into rows,
          *     one per tool per day. About 0.006% of tool-name entries contain parsing artifacts.
@@ -860,19 +872,21 @@ export interface components {
             tool_calls: number;
         };
         /**
-         * AnalyticsToolsResponse
-         * @description Response of `/tools`: one `ToolsRow` per day, or, with `group_by=tool_name`, one `ToolsGroupedRow` per tool
-         *     per day.
+         * AnalyticsToolsGroupedResponse
+         * @description Response of `/tools?group_by=tool_name`, one `ToolsGroupedRow` per tool per day.
          */
-        AnalyticsToolsResponse: {
-            /**
-             * @description One row per day (`ToolsRow`), or one row per tool per day (`ToolsGroupedRow`, carrying `group_key`) when
-             *     `group_by=tool_name` is used.
-             */
-            data: (components["schemas"]["ToolsRow"] | components["schemas"]["ToolsGroupedRow"])[];
+        AnalyticsToolsGroupedResponse: {
+            /** @description One row per tool per day, with the tool name in `group_key`. */
+            data: components["schemas"]["ToolsGroupedRow"][];
             /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
+        /**
+         * AnalyticsActivityGroupBy
+         * @description Grouping of `/activity`: `client`. Flatten the per-client figures into rows, one per client type per day.
+         * @enum {string}
+         */
+        AnalyticsActivityGroupBy: "client";
         /**
          * ActivityRowClientCounts
          * @description Daily active users per client type. A user active on several clients counts once in each client's figure (and
@@ -918,6 +932,16 @@ export interface components {
             user_messages: number;
         };
         /**
+         * AnalyticsActivityDailyResponse
+         * @description Response of `/activity` without `group_by`, one `ActivityRow` per day.
+         */
+        AnalyticsActivityDailyResponse: {
+            /** @description One row per day, with nested breakdowns. */
+            data: components["schemas"]["ActivityRow"][];
+            /** @description The organization and the date range the rows cover. */
+            meta: components["schemas"]["AnalyticsMeta"];
+        };
+        /**
          * ClientType
          * @description Client a user worked in:
          *
@@ -938,22 +962,21 @@ export interface components {
              * @description Day (UTC), `YYYY-MM-DD`.
              */
             date: string;
-            /** @description Client type of this row: `terminal-ui`, `web` or `non-interactive-cli`. */
-            group_key: components["schemas"]["ClientType"];
+            /**
+             * @description Client type of this row: `terminal-ui`, `web`, `non-interactive-cli`, or another client type (the same keys
+             *     as `daily_active_users_by_client`).
+             */
+            group_key: components["schemas"]["ClientType"] | string;
             /** @description Unique users active on this client type on this day. */
             daily_active_users: number;
         };
         /**
-         * AnalyticsActivityResponse
-         * @description Response of `/activity`: one `ActivityRow` per day, or, with `group_by=client`, one `ActivityGroupedRow` per
-         *     client type per day.
+         * AnalyticsActivityGroupedResponse
+         * @description Response of `/activity?group_by=client`, one `ActivityGroupedRow` per client type per day.
          */
-        AnalyticsActivityResponse: {
-            /**
-             * @description One row per day (`ActivityRow`), or one row per client type per day (`ActivityGroupedRow`, carrying
-             *     `group_key`) when `group_by=client` is used.
-             */
-            data: (components["schemas"]["ActivityRow"] | components["schemas"]["ActivityGroupedRow"])[];
+        AnalyticsActivityGroupedResponse: {
+            /** @description One row per client type per day, with the client type in `group_key`. */
+            data: components["schemas"]["ActivityGroupedRow"][];
             /** @description The organization and the date range the rows cover. */
             meta: components["schemas"]["AnalyticsMeta"];
         };
@@ -1126,7 +1149,7 @@ export interface components {
         /**
          * AnalyticsUsersResponse
          * @description One page of `/users`: per-user rows (one per user per day) and the paging state in `meta`. The order of the
-         *     rows is not shown by the API description; do not rely on it.
+         *     rows is not guaranteed.
          */
         AnalyticsUsersResponse: {
             /** @description Per-user rows of this page, at most `limit` of them. Their order is not specified. */
@@ -1143,10 +1166,16 @@ export interface components {
             description: string;
         };
         /**
+         * ReadinessApps
+         * @description Map from application path (inside the repository) to an app description.
+         */
+        ReadinessApps: {
+            [key: string]: components["schemas"]["ReadinessApp"];
+        };
+        /**
          * ReadinessCriterionEvaluation
          * @description Evaluation of one criterion: `numerator` out of `denominator` sub-applications meet it.
-         *     `numerator` ranges from 0 up to `denominator`; JSON Schema cannot compare two fields, so only the lower
-         *     bounds are expressed here.
+         *     `numerator` ranges from 0 up to `denominator`.
          */
         ReadinessCriterionEvaluation: {
             /** @description Number of evaluated sub-applications that meet the criterion, from 0 up to `denominator`. */
@@ -1157,17 +1186,27 @@ export interface components {
             rationale: string;
         };
         /**
+         * ReadinessCriterionEvaluations
+         * @description Map from criterion id to the evaluation of that criterion.
+         */
+        ReadinessCriterionEvaluations: {
+            [key: string]: components["schemas"]["ReadinessCriterionEvaluation"];
+        };
+        /**
+         * ReasoningEffort
+         * @description Reasoning effort a model ran with: `low`, `medium`, `high`, or `off`.
+         * @enum {string}
+         */
+        ReasoningEffort: "low" | "medium" | "high" | "off";
+        /**
          * ReadinessModelUsed
          * @description Model configuration used to produce the report.
          */
         ReadinessModelUsed: {
             /** @description Model id. */
             id: string;
-            /**
-             * @description Reasoning effort the model ran with (`low`, `medium`, `high`, or `off`).
-             * @enum {string}
-             */
-            reasoningEffort: "low" | "medium" | "high" | "off";
+            /** @description Reasoning effort the model ran with (`low`, `medium`, `high`, or `off`). */
+            reasoningEffort: components["schemas"]["ReasoningEffort"];
         };
         /**
          * ReadinessReport
@@ -1184,13 +1223,9 @@ export interface components {
             /** @description Repository evaluated. */
             repoUrl: string;
             /** @description Map from application path (inside the repository) to an app description. */
-            apps: {
-                [key: string]: components["schemas"]["ReadinessApp"];
-            };
+            apps: components["schemas"]["ReadinessApps"];
             /** @description Map from criterion id to the evaluation of that criterion. */
-            report: {
-                [key: string]: components["schemas"]["ReadinessCriterionEvaluation"];
-            };
+            report: components["schemas"]["ReadinessCriterionEvaluations"];
             /** @description Commit at evaluation time. */
             commitHash?: string;
             /** @description Branch at evaluation time. */
@@ -1208,7 +1243,7 @@ export interface components {
          * ReadinessReportList
          * @description One page of readiness reports. No next-cursor field is returned: to fetch the next page, pass the `reportId`
          *     of the last report in `reports` as `startAfter`; an empty `reports` array means there is nothing more.
-         *     Order of reports: not shown by the API description.
+         *     The order of reports is not guaranteed.
          */
         ReadinessReportList: {
             /** @description The readiness reports of this page, possibly empty. */
@@ -1226,7 +1261,7 @@ export interface components {
         };
         /**
          * CustomModelCloudHosted
-         * @description Cloud-hosting configuration of a custom model. Meaning and allowed values not shown.
+         * @description Cloud-hosting configuration of a custom model. Properties may be added or removed.
          */
         CustomModelCloudHosted: {
             /** @description Cloud profile. */
@@ -1254,8 +1289,7 @@ export interface components {
             /**
              * Format: password
              * @description Secret credential for the model's endpoint (`format: password` marks it as a secret: mask it, never log it).
-             *     Not `writeOnly`: this object only ever appears in responses, and the API description lists `apiKey` among
-             *     the properties seen there. The service may redact or omit it.
+             *     It appears in responses; the service may redact or omit it.
              */
             apiKey?: string;
             /** @description Name shown to users. */
@@ -1272,11 +1306,11 @@ export interface components {
             enableThinking?: boolean;
             /** @description Whether the model lacks image support. */
             noImageSupport?: boolean;
-            /** @description Extra HTTP headers sent to the endpoint. Shape not shown. */
+            /** @description Extra HTTP headers sent to the endpoint. */
             extraHeaders?: {
                 [key: string]: unknown;
             };
-            /** @description Extra arguments sent to the endpoint. Shape not shown. */
+            /** @description Extra arguments sent to the endpoint. */
             extraArgs?: {
                 [key: string]: unknown;
             };
@@ -1285,7 +1319,7 @@ export interface components {
         };
         /**
          * ModelPolicy
-         * @description Model policy (enterprise-control setting `modelPolicy`). Meaning and allowed values not shown.
+         * @description Model policy (enterprise-control setting `modelPolicy`). Properties may be added or removed.
          */
         ModelPolicy: {
             /** @description Allowed model ids. */
@@ -1303,7 +1337,7 @@ export interface components {
         };
         /**
          * McpPolicy
-         * @description MCP policy (enterprise-control setting `mcpPolicy`). Meaning and allowed values not shown.
+         * @description MCP policy (enterprise-control setting `mcpPolicy`). Properties may be added or removed.
          */
         McpPolicy: {
             /** @description Whether the policy is enabled. */
@@ -1313,7 +1347,7 @@ export interface components {
         };
         /**
          * MissionPolicy
-         * @description Mission policy (enterprise-control setting `missionPolicy`). Meaning and allowed values not shown.
+         * @description Mission policy (enterprise-control setting `missionPolicy`). Properties may be added or removed.
          */
         MissionPolicy: {
             /** @description Whether access is restricted. */
@@ -1331,7 +1365,7 @@ export interface components {
         };
         /**
          * NetworkPolicy
-         * @description Network policy (enterprise-control setting `networkPolicy`). Meaning and allowed values not shown.
+         * @description Network policy (enterprise-control setting `networkPolicy`). Properties may be added or removed.
          */
         NetworkPolicy: {
             /** @description Allowed IP addresses or ranges. */
@@ -1339,7 +1373,7 @@ export interface components {
         };
         /**
          * SandboxFilesystem
-         * @description Filesystem rules of the sandbox. Meaning and allowed values not shown.
+         * @description Filesystem rules of the sandbox. Properties may be added or removed.
          */
         SandboxFilesystem: {
             /** @description Paths allowed for writing. */
@@ -1353,7 +1387,7 @@ export interface components {
         };
         /**
          * SandboxNetwork
-         * @description Network rules of the sandbox. Meaning and allowed values not shown.
+         * @description Network rules of the sandbox. Properties may be added or removed.
          */
         SandboxNetwork: {
             /** @description Domains allowed. */
@@ -1371,7 +1405,7 @@ export interface components {
         };
         /**
          * SandboxSettings
-         * @description Sandbox settings (enterprise-control setting `sandbox`). Meaning and allowed values not shown.
+         * @description Sandbox settings (enterprise-control setting `sandbox`). Properties may be added or removed.
          */
         SandboxSettings: {
             /** @description Whether the sandbox is enabled. */
@@ -1385,14 +1419,12 @@ export interface components {
          * EnterpriseControlSettings
          * @description Snapshot of the organization's enterprise-control settings after a change. This object may gain, lose or
          *     rename properties between API versions: parse it as a generic JSON object and do not rely on any property
-         *     being present. The properties below are the ones seen so far; none is required. The meaning and the allowed
-         *     values of each setting are not shown by the API description, so the property descriptions only restate names
-         *     and types.
+         *     being present. The properties below are the ones seen so far; none is required.
          */
         EnterpriseControlSettings: {
             /** @description Default models of new sessions (`model`, `specModeModel`). */
             sessionDefaultSettings?: components["schemas"]["SessionDefaultSettings"];
-            /** @description MCP autonomy overrides. Shape not shown. */
+            /** @description MCP autonomy overrides. */
             mcpAutonomyOverrides?: {
                 [key: string]: unknown;
             };
@@ -1418,15 +1450,15 @@ export interface components {
             mcpPolicy?: components["schemas"]["McpPolicy"];
             /** @description Mission policy: `restrictedAccess` and `allowedUserIds`. */
             missionPolicy?: components["schemas"]["MissionPolicy"];
-            /** @description Per-user model policies. Shape not shown. */
+            /** @description Per-user model policies. */
             userModelPolicies?: {
                 [key: string]: unknown;
             };
-            /** @description Enabled plugins. Shape not shown. */
+            /** @description Enabled plugins. */
             enabledPlugins?: {
                 [key: string]: unknown;
             };
-            /** @description Extra known plugin marketplaces. Shape not shown. */
+            /** @description Extra known plugin marketplaces. */
             extraKnownMarketplaces?: {
                 [key: string]: unknown;
             };
@@ -1438,7 +1470,7 @@ export interface components {
             sandbox?: components["schemas"]["SandboxSettings"];
             /** @description Member visibility restriction setting. */
             restrictMemberVisibility?: boolean;
-            /** @description When true, API-key creation is limited to managers (per the API description's authentication rules). */
+            /** @description When true, API-key creation is limited to managers. */
             restrictApiKeyCreationToManagers?: boolean;
             /** @description Managed computers setting. */
             managedComputersEnabled?: boolean;
@@ -1478,8 +1510,8 @@ export interface components {
             user: components["schemas"]["EnterpriseControlUser"];
             /**
              * Format: date-time
-             * @description When the change was made. Unlike the other `updatedAt` fields of this API (Unix epoch milliseconds),
-             *     the API description gives this one as a date-time string.
+             * @description When the change was made, as a date-time string (unlike the other `updatedAt` fields of this API, which
+             *     are Unix epoch milliseconds).
              */
             updatedAt: string;
         };
@@ -1508,12 +1540,12 @@ export interface components {
         };
         /**
          * UserLimitEntry
-         * @description A user's credit limit. Bounds of `limit`: not shown by the API description, so none are set here.
+         * @description A user's credit limit. A limit the service does not accept is reported in the response's `errors`.
          */
         UserLimitEntry: {
             /** @description E-mail that identifies the user. */
             email: string;
-            /** @description Credits limit of the user. Bounds not shown by the API description. */
+            /** @description Credits limit of the user. */
             limit: number;
         };
         /**
@@ -1552,7 +1584,7 @@ export interface components {
         SessionTag: {
             /** @description Tag name. */
             name: string;
-            /** @description Tag metadata. Its shape is not shown in the API description, so any JSON object is accepted. */
+            /** @description Tag metadata, any JSON object. */
             metadata?: {
                 [key: string]: unknown;
             };
@@ -1560,8 +1592,7 @@ export interface components {
         /**
          * SessionSettingsInput
          * @description Session settings a client may send when creating a session: the request fields of session settings, without
-         *     the response-only token usage. All fields are optional. Allowed values of each field are not shown in the API
-         *     description.
+         *     the response-only token usage. All fields are optional.
          */
         SessionSettingsInput: {
             /**
@@ -1574,16 +1605,13 @@ export interface components {
              * @example claude-opus-4-1
              */
             specModeModel?: string;
-            /** @description Provider lock timestamp. Its format and meaning are not shown in the API description. */
+            /** @description Provider lock timestamp, as a string. */
             providerLockTimestamp?: string;
-            /** @description When the session was archived. The string's format is not shown in the API description. */
+            /** @description When the session was archived, as a string. */
             archivedAt?: string;
             /** @description Time the assistant has been active in the session, in milliseconds. */
             assistantActiveTimeMs?: number;
-            /**
-             * @description Token usage of child sessions, keyed by child session id. The shape of the values is not shown in the API
-             *     description, so any value is accepted.
-             */
+            /** @description Token usage of child sessions, keyed by child session id. The values have no fixed shape. */
             childInclusiveTokenUsageBySessionId?: {
                 [key: string]: unknown;
             };
@@ -1608,15 +1636,14 @@ export interface components {
         };
         /**
          * SessionStatus
-         * @description Execution status of a session's agent: `idle`, `pending` or `running`. Which transitions occur between these
-         *     states, and when, is not shown in the API description.
+         * @description Execution status of a session's agent: `idle`, `pending` or `running`. The order and timing of changes between
+         *     these states are not specified.
          * @enum {string}
          */
         SessionStatus: "idle" | "pending" | "running";
         /**
          * TokenUsage
-         * @description Token and credit counters of a session. Returned in responses only. Units beyond the field names (for
-         *     example whether `serviceCredits` are Standard Credits) are not shown in the API description.
+         * @description Token and credit counters of a session. Returned in responses only.
          */
         TokenUsage: {
             /** @description Input tokens sent to models. */
@@ -1635,8 +1662,7 @@ export interface components {
         /**
          * SessionSettings
          * @description Settings of a session as returned by the API: every request field of `SessionSettingsInput`, plus the
-         *     response-only `tokenUsage` and `inclusiveTokenUsage`. The API description says "responses also carry" these
-         *     two objects right after listing the session settings, so they are modelled here, inside `sessionSettings`.
+         *     response-only `tokenUsage` and `inclusiveTokenUsage`.
          */
         SessionSettings: {
             /** @description Token usage of this session alone. Response only. */
@@ -1646,8 +1672,7 @@ export interface components {
         } & components["schemas"]["SessionSettingsInput"];
         /**
          * Session
-         * @description An agent session on a computer. Timestamps are Unix epoch milliseconds. Session status transitions are not
-         *     shown in the API description.
+         * @description An agent session on a computer. Timestamps are Unix epoch milliseconds.
          */
         Session: {
             /** @description Session id. */
@@ -1671,7 +1696,7 @@ export interface components {
         };
         /**
          * MessageImage
-         * @description An image attached to a user message, sent as base64. The maximum size is not shown in the API description.
+         * @description An image attached to a user message, sent as base64. The service limits the size.
          */
         MessageImage: {
             /** @description Image content, base64-encoded. */
@@ -1679,11 +1704,10 @@ export interface components {
         };
         /**
          * MessageFile
-         * @description A file attached to a user message, such as a PDF or a text file. The API description lists the four fields
-         *     without marking any optional, so all are required here. The maximum size is not shown in the API description.
+         * @description A file attached to a user message, such as a PDF or a text file. The service limits the size.
          */
         MessageFile: {
-            /** @description File content. Its encoding is not shown in the API description (images are base64). */
+            /** @description File content, for example base64-encoded as images are. */
             data: string;
             /** @description Content of the file parsed to text (for example the text extracted from a PDF). */
             parsedData: string;
@@ -1694,8 +1718,8 @@ export interface components {
         };
         /**
          * SendMessageRequest
-         * @description Body of a request that adds a user message to a session. The maximum size of the text, images and files is
-         *     not shown in the API description, so no bounds are set here.
+         * @description Body of a request that adds a user message to a session. The service limits the size of the text, images and
+         *     files.
          */
         SendMessageRequest: {
             /** @description Message text. */
@@ -1725,8 +1749,8 @@ export interface components {
         MessageRole: "user" | "assistant" | "tool" | "system";
         /**
          * MessageContentBlock
-         * @description One block of a message's content. Only `text` and `id` are documented; further fields of a block are not shown
-         *     in the API description, so other properties may appear.
+         * @description One block of a message's content: `text` and `id`, either of which may be absent in blocks of other kinds.
+         *     Other properties may appear.
          */
         MessageContentBlock: {
             /** @description Text of the block. */
@@ -1737,19 +1761,37 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * KnownUserMessageSource
+         * @description Known origins of a user message.
+         * @enum {string}
+         */
+        KnownUserMessageSource: "web" | "desktop" | "cli_tui" | "cli_exec" | "cli_acp" | "sessions_api" | "api" | "automation" | "readiness-remediation" | "readiness-evaluation" | "wiki-generation" | "wiki-ci-setup";
+        /**
          * UserMessageSource
          * @description Origin of a user message. Known values: `web`, `desktop`, `cli_tui`, `cli_exec`, `cli_acp`, `sessions_api`,
          *     `api`, `automation`, `readiness-remediation`, `readiness-evaluation`, `wiki-generation`, `wiki-ci-setup`.
-         *     Two further values exist, named after a third-party chat product and a third-party issue tracker; the API
-         *     description does not spell them out, so this is an open enum and other strings may appear.
+         *     Other values exist, such as messages from a chat integration or an issue-tracker integration named after the
+         *     product, and more may be added: treat any other string as an origin you do not know.
          */
-        UserMessageSource: string | ("web" | "desktop" | "cli_tui" | "cli_exec" | "cli_acp" | "sessions_api" | "api" | "automation" | "readiness-remediation" | "readiness-evaluation" | "wiki-generation" | "wiki-ci-setup");
+        UserMessageSource: string | components["schemas"]["KnownUserMessageSource"];
         /**
          * MessageVisibility
          * @description Who sees a message: `both` (the model and the user), `llm_only` (the model only) or `user_only` (the user only).
          * @enum {string}
          */
         MessageVisibility: "both" | "llm_only" | "user_only";
+        /**
+         * ProviderAPhase
+         * @description Provider-specific phase of a message: `commentary` or `final_answer`.
+         * @enum {string}
+         */
+        ProviderAPhase: "commentary" | "final_answer";
+        /**
+         * ChatCompletionReasoningField
+         * @description Name of the field that carried reasoning in a chat-completion style response: `reasoning` or `reasoning_content`.
+         * @enum {string}
+         */
+        ChatCompletionReasoningField: "reasoning" | "reasoning_content";
         /**
          * Message
          * @description A message of a session. `createdAt` and `updatedAt` are Unix epoch milliseconds. Fields prefixed `providerA`,
@@ -1774,11 +1816,8 @@ export interface components {
             visibility?: components["schemas"]["MessageVisibility"];
             /** @description Provider-specific message id. */
             providerAMessageId?: string;
-            /**
-             * @description Provider-specific phase of the message, `commentary` or `final_answer`; may be null.
-             * @enum {string|null}
-             */
-            providerAPhase?: "commentary" | "final_answer" | null;
+            /** @description Provider-specific phase of the message, `commentary` or `final_answer`; may be null. */
+            providerAPhase?: components["schemas"]["ProviderAPhase"] | null;
             /** @description Provider-specific encrypted content. */
             providerAEncryptedContent?: string;
             /** @description Provider-specific reasoning id. */
@@ -1790,11 +1829,8 @@ export interface components {
              * @description Deprecated. Thinking-block signature fields are to be used instead.
              */
             providerBThoughtSignature?: string;
-            /**
-             * @description Name of the field that carried reasoning in a chat-completion style response.
-             * @enum {string}
-             */
-            chatCompletionReasoningField?: "reasoning" | "reasoning_content";
+            /** @description Name of the field that carried reasoning in a chat-completion style response. */
+            chatCompletionReasoningField?: components["schemas"]["ChatCompletionReasoningField"];
             /** @description Reasoning text. */
             chatCompletionReasoningContent?: string;
             /** @description Whether the message is visible to the user. */
@@ -1803,33 +1839,35 @@ export interface components {
             isError?: boolean;
         };
         /**
-         * ComputerProviderType
-         * @description Who provides the computer. Known value: `byom` (bring your own machine). A second value exists, named after a
-         *     third-party hosted-sandbox vendor; the API description does not spell it out, so this is an open enum and other
-         *     strings may appear.
+         * KnownComputerProviderType
+         * @description Known providers of a computer: `byom` (bring your own machine).
+         * @enum {string}
          */
-        ComputerProviderType: string | "byom";
+        KnownComputerProviderType: "byom";
+        /**
+         * ComputerProviderType
+         * @description Who provides the computer. Known value: `byom` (bring your own machine). Other values exist, such as a hosted
+         *     sandbox named after its vendor, and more may be added: treat any other string as a provider you do not know.
+         */
+        ComputerProviderType: string | components["schemas"]["KnownComputerProviderType"];
         /**
          * ComputerStatus
-         * @description Status of a computer: `provisioning`, `active` or `error`. Which transitions occur between these states is not
-         *     shown in the API description; retrying the install-dependencies step is accepted for asynchronous work.
+         * @description Status of a computer: `provisioning`, `active` or `error`. The order and timing of changes between these states
+         *     are not specified; retrying the install-dependencies step is accepted for asynchronous work.
          * @enum {string}
          */
         ComputerStatus: "provisioning" | "active" | "error";
         /**
          * ProvisioningStep
-         * @description One step of provisioning a computer. The API description does not mark which fields are always present, so none
-         *     is required here. `startedAt` and `completedAt` are Unix epoch milliseconds.
+         * @description One step of provisioning a computer. Any field may be absent. `startedAt` and `completedAt` are Unix epoch
+         *     milliseconds.
          */
         ProvisioningStep: {
             /** @description Step id. */
             id?: string;
             /** @description Step name. */
             name?: string;
-            /**
-             * @description Step status. The values are not shown in the API description; values such as `pending`, `running`,
-             *     `completed` and `failed` are used in this document's examples and are not confirmed.
-             */
+            /** @description Step status, a free-form string such as `running`, `completed` or `failed`. */
             status?: string;
             /** @description Error message of a failed step. */
             error?: string;
@@ -1843,7 +1881,7 @@ export interface components {
         /**
          * Computer
          * @description A computer that sessions run on. No operation creates or deletes a computer. `createdAt` is Unix epoch
-         *     milliseconds. Computer status transitions are not shown in the API description.
+         *     milliseconds.
          */
         Computer: {
             /** @description Computer id. */
@@ -1884,8 +1922,8 @@ export interface components {
          */
         HookInputNotification: {
             /**
-             * @description Event that ran the hook; always `Notification` here.
-             * @constant
+             * @description Event that ran the hook; always `Notification` here. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             hook_event_name: "Notification";
             /** @description Id of the agent session. */
@@ -1901,8 +1939,8 @@ export interface components {
          */
         HookInputStop: {
             /**
-             * @description Event that ran the hook; always `Stop` here.
-             * @constant
+             * @description Event that ran the hook; always `Stop` here. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             hook_event_name: "Stop";
             /** @description Id of the agent session. */
@@ -1916,8 +1954,8 @@ export interface components {
          */
         HookInputSubagentStop: {
             /**
-             * @description Event that ran the hook; always `SubagentStop` here.
-             * @constant
+             * @description Event that ran the hook; always `SubagentStop` here. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             hook_event_name: "SubagentStop";
             /** @description Id of the agent session. */
@@ -1926,35 +1964,68 @@ export interface components {
             cwd: string;
         };
         /**
+         * KnownSessionEndReason
+         * @description Known reasons a session ended: `error`, `other`.
+         * @enum {string}
+         */
+        KnownSessionEndReason: "error" | "other";
+        /**
+         * SessionEndReason
+         * @description Why a session ended. Known values: `error`, `other`; other strings may appear.
+         */
+        SessionEndReason: string | components["schemas"]["KnownSessionEndReason"];
+        /**
          * HookInputSessionEnd
          * @description Hook input of a `SessionEnd` event.
          */
         HookInputSessionEnd: {
             /**
-             * @description Event that ran the hook; always `SessionEnd` here.
-             * @constant
+             * @description Event that ran the hook; always `SessionEnd` here. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             hook_event_name: "SessionEnd";
             /** @description Id of the agent session. */
             session_id: string;
             /** @description Working directory of the agent session. */
             cwd: string;
-            /**
-             * @description Why the session ended. Values seen: `error`, `other`; other strings may appear. Sent where applicable,
-             *     so it may be absent.
-             */
-            reason?: string | ("error" | "other");
+            /** @description Why the session ended: `error`, `other`, or another string. May be absent. */
+            reason?: components["schemas"]["SessionEndReason"];
         };
         /**
          * HookInputPostToolUse
-         * @description Hook input of a `PostToolUse` event. Fields beyond the common ones: not shown.
+         * @description Hook input of a `PostToolUse` event (a tool call finished). Other fields may appear.
          */
         HookInputPostToolUse: {
             /**
-             * @description Event that ran the hook; always `PostToolUse` here.
-             * @constant
+             * @description Event that ran the hook; always `PostToolUse` here. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
             hook_event_name: "PostToolUse";
+            /** @description Id of the agent session. */
+            session_id: string;
+            /** @description Working directory of the agent session. */
+            cwd: string;
+        };
+        /**
+         * KnownHookInput
+         * @description Hook input of one of the known five events, told apart by `hook_event_name`.
+         */
+        KnownHookInput: components["schemas"]["HookInputNotification"] | components["schemas"]["HookInputStop"] | components["schemas"]["HookInputSubagentStop"] | components["schemas"]["HookInputSessionEnd"] | components["schemas"]["HookInputPostToolUse"];
+        /**
+         * KnownHookEventName
+         * @description Known hook events: `Notification` (the agent awaits input), `Stop` (the agent finished), `SubagentStop`,
+         *     `SessionEnd`, `PostToolUse`.
+         * @enum {string}
+         */
+        KnownHookEventName: "Notification" | "Stop" | "SubagentStop" | "SessionEnd" | "PostToolUse";
+        /**
+         * HookInputOtherEvent
+         * @description Hook input of an event other than the known five (`KnownHookEventName`): the agent client has more events, and
+         *     may add others. It carries the common fields; other fields may appear.
+         */
+        HookInputOtherEvent: {
+            /** @description Event that ran the hook; any name except the known five. */
+            hook_event_name: string;
             /** @description Id of the agent session. */
             session_id: string;
             /** @description Working directory of the agent session. */
@@ -1964,38 +2035,54 @@ export interface components {
          * HookInput
          * @description The JSON object the agent client writes to a hook command's standard input. Every event carries
          *     `hook_event_name`, `session_id` and `cwd`; `Notification` adds `message` and `SessionEnd` may add `reason`.
-         *     Use `hook_event_name` to tell the variants apart. Other fields may appear.
+         *     `hook_event_name` tells the variants apart: one of the known five is a `KnownHookInput`, any other event a
+         *     `HookInputOtherEvent`. Other fields may appear.
          */
-        HookInput: components["schemas"]["HookInputNotification"] | components["schemas"]["HookInputStop"] | components["schemas"]["HookInputSubagentStop"] | components["schemas"]["HookInputSessionEnd"] | components["schemas"]["HookInputPostToolUse"];
+        HookInput: components["schemas"]["KnownHookInput"] | components["schemas"]["HookInputOtherEvent"];
         /**
          * HookEventName
          * @description Name of a hook event of the agent client. Known values: `Notification` (the agent awaits input), `Stop` (the
-         *     agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`. Other strings may appear.
+         *     agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`. Other events exist and more may be added.
          */
-        HookEventName: string | ("Notification" | "Stop" | "SubagentStop" | "SessionEnd" | "PostToolUse");
+        HookEventName: string | components["schemas"]["KnownHookEventName"];
+        /**
+         * HookCommandType
+         * @description Kind of hook: `command` (run a command line).
+         * @constant
+         */
+        HookCommandType: "command";
         /**
          * HookCommand
          * @description A command the agent client runs for a hook event; it receives the `HookInput` JSON on standard input.
          */
         HookCommand: {
-            /**
-             * @description Kind of hook; always `command`.
-             * @constant
-             */
-            type: "command";
+            /** @description Kind of hook; always `command`. */
+            type: components["schemas"]["HookCommandType"];
             /** @description Command line to run. */
             command: string;
-            /** @description Time limit of the command, in seconds. */
-            timeout: number;
+            /** @description Time limit of the command, in seconds. Settings files often omit it. */
+            timeout?: number;
         };
         /**
          * HookMatcherEntry
-         * @description One entry of an event's hooks. The API description shows only `hooks`; other fields (for example a `matcher`,
-         *     which analytics report per hook) may exist.
+         * @description One entry of an event's hooks. Other fields may appear.
          */
         HookMatcherEntry: {
+            /**
+             * @description Which occurrences of the event the entry applies to, for example a tool name for `PostToolUse`. Analytics
+             *     report executions per event, matcher and command (`hooks_by_event`).
+             */
+            matcher?: string;
             /** @description Commands to run. */
             hooks: components["schemas"]["HookCommand"][];
+        };
+        /**
+         * HooksByEvent
+         * @description Map from event name (see `HookEventName`: `Notification`, `Stop`, `SubagentStop`, `SessionEnd`, `PostToolUse`,
+         *     or another string) to the hook entries of that event.
+         */
+        HooksByEvent: {
+            [key: string]: components["schemas"]["HookMatcherEntry"][];
         };
         /**
          * HooksSettings
@@ -2003,13 +2090,8 @@ export interface components {
          *     commands run on that event. Other settings may sit beside `hooks`.
          */
         HooksSettings: {
-            /**
-             * @description Map from event name (see `HookEventName`: `Notification`, `Stop`, `SubagentStop`, `SessionEnd`,
-             *     `PostToolUse`, or another string) to an array of hook entries.
-             */
-            hooks: {
-                [key: string]: components["schemas"]["HookMatcherEntry"][];
-            };
+            /** @description Map from event name to the hook entries whose commands run on that event. */
+            hooks: components["schemas"]["HooksByEvent"];
         };
     };
     responses: {
@@ -2040,7 +2122,7 @@ export interface components {
                 "application/json": components["schemas"]["AnalyticsError"];
             };
         };
-        /** @description Rate limit exceeded. Rate limits vary by plan; neither the code nor the body is confirmed by the API description. `Retry-After` tells how long to wait. */
+        /** @description Rate limit exceeded. Rate limits vary by plan; `Retry-After` tells how long to wait. */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2059,7 +2141,7 @@ export interface components {
                 "application/json": components["schemas"]["AnalyticsError"];
             };
         };
-        /** @description Invalid request parameters. The body format is not shown by the API description; problem details are assumed. */
+        /** @description Invalid request parameters. */
         ReadinessBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2068,7 +2150,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description Missing or invalid API key. The body format is not shown by the API description; problem details are assumed. */
+        /** @description Missing or invalid API key. */
         ReadinessUnauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -2077,7 +2159,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description Internal error. The body format is not shown by the API description; problem details are assumed. */
+        /** @description Internal error. */
         ReadinessInternalError: {
             headers: {
                 [name: string]: unknown;
@@ -2086,7 +2168,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description Invalid request. Not confirmed by the API description, which shows no status codes for this operation. */
+        /** @description Invalid request. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2095,7 +2177,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description Missing or invalid credential (stated for every request by the API description's authentication rules). The body format is not confirmed by the API description; problem details are assumed. */
+        /** @description Missing or invalid credential. */
         Unauthorized: {
             headers: {
                 [name: string]: unknown;
@@ -2104,7 +2186,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description The caller's role does not allow this operation. Not confirmed by the API description (role requirements outside analytics are not shown). */
+        /** @description The caller's role does not allow this operation. */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2113,7 +2195,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description Internal error. Not confirmed by the API description. */
+        /** @description Internal error. */
         InternalServerError: {
             headers: {
                 [name: string]: unknown;
@@ -2122,7 +2204,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description The resource does not exist or is not visible to the caller. Not confirmed by the API description. */
+        /** @description The resource does not exist or is not visible to the caller. */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -2131,7 +2213,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description The resource is in a state that does not allow the operation. Not confirmed by the API description. */
+        /** @description The resource is in a state that does not allow the operation, for example a session that is busy. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
@@ -2151,9 +2233,7 @@ export interface components {
         AnalyticsStartDate: string;
         /**
          * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-         *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-         *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-         *     sending.
+         *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
          * @example 2026-03-04
          */
         AnalyticsEndDate: string;
@@ -2169,14 +2249,12 @@ export interface components {
          */
         UsersCursor: string;
         /**
-         * @description Maximum number of changes in the page (1-100). The API description does not name this parameter;
-         *     `limit` follows the rest of the API. Default page size: not shown by the API description.
+         * @description Maximum number of changes in the page (1-100). Without it the service picks the page size.
          * @example 20
          */
         HistoryLimit: number;
         /**
          * @description Where the page starts, taken from `pagination.nextCursor` of the previous page. Omit for the first page.
-         *     The API description does not name this parameter; `cursor` follows the rest of the API.
          * @example rev_41
          */
         HistoryCursor: string;
@@ -2208,36 +2286,39 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /**
-         * @description How long to wait before retrying: a number of seconds or an HTTP date (RFC 9110 §10.2.3).
-         *     Not confirmed by the API description, which says only that rate limits vary by plan.
-         */
+        /** @description How long to wait before retrying: a number of seconds or an HTTP date (RFC 9110 §10.2.3). */
         RetryAfter: string;
     };
     pathItems: never;
 }
+export type AnalyticsTokensGroupBy = components['schemas']['AnalyticsTokensGroupBy'];
 export type ModelTier = components['schemas']['ModelTier'];
 export type CreditsModelBreakdown = components['schemas']['CreditsModelBreakdown'];
 export type CreditsUserBreakdown = components['schemas']['CreditsUserBreakdown'];
 export type CreditsRow = components['schemas']['CreditsRow'];
-export type CreditsGroupedRow = components['schemas']['CreditsGroupedRow'];
 export type AnalyticsMeta = components['schemas']['AnalyticsMeta'];
-export type AnalyticsTokensResponse = components['schemas']['AnalyticsTokensResponse'];
-export type AnalyticsError = components['schemas']['AnalyticsError'];
+export type AnalyticsTokensDailyResponse = components['schemas']['AnalyticsTokensDailyResponse'];
+export type CreditsGroupedRow = components['schemas']['CreditsGroupedRow'];
+export type AnalyticsTokensGroupedResponse = components['schemas']['AnalyticsTokensGroupedResponse'];
 export type Problem = components['schemas']['Problem'];
+export type AnalyticsError = components['schemas']['AnalyticsError'];
+export type AnalyticsToolsGroupBy = components['schemas']['AnalyticsToolsGroupBy'];
 export type ToolsRowToolCount = components['schemas']['ToolsRowToolCount'];
 export type ToolsRowServerCount = components['schemas']['ToolsRowServerCount'];
 export type ToolsRowNameCount = components['schemas']['ToolsRowNameCount'];
 export type ToolsRowHookCount = components['schemas']['ToolsRowHookCount'];
 export type ToolsRowAutonomyLevelRatio = components['schemas']['ToolsRowAutonomyLevelRatio'];
 export type ToolsRow = components['schemas']['ToolsRow'];
+export type AnalyticsToolsDailyResponse = components['schemas']['AnalyticsToolsDailyResponse'];
 export type ToolsGroupedRow = components['schemas']['ToolsGroupedRow'];
-export type AnalyticsToolsResponse = components['schemas']['AnalyticsToolsResponse'];
+export type AnalyticsToolsGroupedResponse = components['schemas']['AnalyticsToolsGroupedResponse'];
+export type AnalyticsActivityGroupBy = components['schemas']['AnalyticsActivityGroupBy'];
 export type ActivityRowClientCounts = components['schemas']['ActivityRowClientCounts'];
 export type ActivityRow = components['schemas']['ActivityRow'];
+export type AnalyticsActivityDailyResponse = components['schemas']['AnalyticsActivityDailyResponse'];
 export type ClientType = components['schemas']['ClientType'];
 export type ActivityGroupedRow = components['schemas']['ActivityGroupedRow'];
-export type AnalyticsActivityResponse = components['schemas']['AnalyticsActivityResponse'];
+export type AnalyticsActivityGroupedResponse = components['schemas']['AnalyticsActivityGroupedResponse'];
 export type ProductivityRowExtensionCount = components['schemas']['ProductivityRowExtensionCount'];
 export type ProductivityRowLanguageCount = components['schemas']['ProductivityRowLanguageCount'];
 export type ProductivityRow = components['schemas']['ProductivityRow'];
@@ -2247,7 +2328,10 @@ export type UserRow = components['schemas']['UserRow'];
 export type AnalyticsUsersMeta = components['schemas']['AnalyticsUsersMeta'];
 export type AnalyticsUsersResponse = components['schemas']['AnalyticsUsersResponse'];
 export type ReadinessApp = components['schemas']['ReadinessApp'];
+export type ReadinessApps = components['schemas']['ReadinessApps'];
 export type ReadinessCriterionEvaluation = components['schemas']['ReadinessCriterionEvaluation'];
+export type ReadinessCriterionEvaluations = components['schemas']['ReadinessCriterionEvaluations'];
+export type ReasoningEffort = components['schemas']['ReasoningEffort'];
 export type ReadinessModelUsed = components['schemas']['ReadinessModelUsed'];
 export type ReadinessReport = components['schemas']['ReadinessReport'];
 export type ReadinessReportList = components['schemas']['ReadinessReportList'];
@@ -2284,9 +2368,13 @@ export type SendMessageRequest = components['schemas']['SendMessageRequest'];
 export type SendMessageResponse = components['schemas']['SendMessageResponse'];
 export type MessageRole = components['schemas']['MessageRole'];
 export type MessageContentBlock = components['schemas']['MessageContentBlock'];
+export type KnownUserMessageSource = components['schemas']['KnownUserMessageSource'];
 export type UserMessageSource = components['schemas']['UserMessageSource'];
 export type MessageVisibility = components['schemas']['MessageVisibility'];
+export type ProviderAPhase = components['schemas']['ProviderAPhase'];
+export type ChatCompletionReasoningField = components['schemas']['ChatCompletionReasoningField'];
 export type Message = components['schemas']['Message'];
+export type KnownComputerProviderType = components['schemas']['KnownComputerProviderType'];
 export type ComputerProviderType = components['schemas']['ComputerProviderType'];
 export type ComputerStatus = components['schemas']['ComputerStatus'];
 export type ProvisioningStep = components['schemas']['ProvisioningStep'];
@@ -2294,12 +2382,19 @@ export type Computer = components['schemas']['Computer'];
 export type HookInputNotification = components['schemas']['HookInputNotification'];
 export type HookInputStop = components['schemas']['HookInputStop'];
 export type HookInputSubagentStop = components['schemas']['HookInputSubagentStop'];
+export type KnownSessionEndReason = components['schemas']['KnownSessionEndReason'];
+export type SessionEndReason = components['schemas']['SessionEndReason'];
 export type HookInputSessionEnd = components['schemas']['HookInputSessionEnd'];
 export type HookInputPostToolUse = components['schemas']['HookInputPostToolUse'];
+export type KnownHookInput = components['schemas']['KnownHookInput'];
+export type KnownHookEventName = components['schemas']['KnownHookEventName'];
+export type HookInputOtherEvent = components['schemas']['HookInputOtherEvent'];
 export type HookInput = components['schemas']['HookInput'];
 export type HookEventName = components['schemas']['HookEventName'];
+export type HookCommandType = components['schemas']['HookCommandType'];
 export type HookCommand = components['schemas']['HookCommand'];
 export type HookMatcherEntry = components['schemas']['HookMatcherEntry'];
+export type HooksByEvent = components['schemas']['HooksByEvent'];
 export type HooksSettings = components['schemas']['HooksSettings'];
 export type ResponseAnalyticsBadRequest = components['responses']['AnalyticsBadRequest'];
 export type ResponseAnalyticsUnauthorized = components['responses']['AnalyticsUnauthorized'];
@@ -2341,9 +2436,7 @@ export interface operations {
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
                  * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-                 *     sending.
+                 *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2351,7 +2444,7 @@ export interface operations {
                  * @description Flatten the per-model breakdown into rows: `model` gives one row per model per day, with the model id in
                  *     `group_key`. Omit for one row per day with nested breakdowns.
                  */
-                group_by?: "model";
+                group_by?: components["schemas"]["AnalyticsTokensGroupBy"];
             };
             header?: never;
             path?: never;
@@ -2368,7 +2461,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnalyticsTokensResponse"];
+                    "application/json": components["schemas"]["AnalyticsTokensDailyResponse"] | components["schemas"]["AnalyticsTokensGroupedResponse"];
                 };
             };
             400: components["responses"]["AnalyticsBadRequest"];
@@ -2390,9 +2483,7 @@ export interface operations {
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
                  * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-                 *     sending.
+                 *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2400,7 +2491,7 @@ export interface operations {
                  * @description Flatten the per-tool breakdown into rows: `tool_name` gives one row per tool per day, with the tool name
                  *     in `group_key`. Omit for one row per day with nested breakdowns.
                  */
-                group_by?: "tool_name";
+                group_by?: components["schemas"]["AnalyticsToolsGroupBy"];
             };
             header?: never;
             path?: never;
@@ -2417,7 +2508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnalyticsToolsResponse"];
+                    "application/json": components["schemas"]["AnalyticsToolsDailyResponse"] | components["schemas"]["AnalyticsToolsGroupedResponse"];
                 };
             };
             400: components["responses"]["AnalyticsBadRequest"];
@@ -2439,9 +2530,7 @@ export interface operations {
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
                  * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-                 *     sending.
+                 *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2449,7 +2538,7 @@ export interface operations {
                  * @description Flatten the per-client figures into rows: `client` gives one row per client type per day, with the
                  *     client type in `group_key`. Omit for one row per day.
                  */
-                group_by?: "client";
+                group_by?: components["schemas"]["AnalyticsActivityGroupBy"];
             };
             header?: never;
             path?: never;
@@ -2466,7 +2555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AnalyticsActivityResponse"];
+                    "application/json": components["schemas"]["AnalyticsActivityDailyResponse"] | components["schemas"]["AnalyticsActivityGroupedResponse"];
                 };
             };
             400: components["responses"]["AnalyticsBadRequest"];
@@ -2488,9 +2577,7 @@ export interface operations {
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
                  * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-                 *     sending.
+                 *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2529,9 +2616,7 @@ export interface operations {
                 startDate: components["parameters"]["AnalyticsStartDate"];
                 /**
                  * @description Last day of the range, `YYYY-MM-DD` in UTC, inclusive. The latest queryable date is yesterday (UTC): today's
-                 *     date gives 400. The service's behaviour for an `endDate` earlier than `startDate` is not shown by the API
-                 *     description; `x-date-range.notBefore` records that such a range is not meaningful, and the SDK rejects it before
-                 *     sending.
+                 *     date gives 400. Must not be earlier than `startDate` (`x-date-range.notBefore`).
                  * @example 2026-03-04
                  */
                 endDate: components["parameters"]["AnalyticsEndDate"];
@@ -2578,8 +2663,7 @@ export interface operations {
                  */
                 repoId?: string;
                 /**
-                 * @description Maximum number of reports to return; must be positive. No maximum is documented, and the default page
-                 *     size is not shown by the API description.
+                 * @description Maximum number of reports to return; must be positive. Without it the service picks the page size.
                  * @example 20
                  */
                 limit?: number;
@@ -2614,14 +2698,12 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Maximum number of changes in the page (1-100). The API description does not name this parameter;
-                 *     `limit` follows the rest of the API. Default page size: not shown by the API description.
+                 * @description Maximum number of changes in the page (1-100). Without it the service picks the page size.
                  * @example 20
                  */
                 limit?: components["parameters"]["HistoryLimit"];
                 /**
                  * @description Where the page starts, taken from `pagination.nextCursor` of the previous page. Omit for the first page.
-                 *     The API description does not name this parameter; `cursor` follows the rest of the API.
                  * @example rev_41
                  */
                 cursor?: components["parameters"]["HistoryCursor"];
@@ -2924,7 +3006,7 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
-    hookInput: {
+    receiveHookInput: {
         parameters: {
             query?: never;
             header?: never;
@@ -2939,8 +3021,8 @@ export interface operations {
         };
         responses: {
             /**
-             * @description Not HTTP: a placeholder for the command having run. How the agent client reads a hook command's exit
-             *     status or output is not shown by the API description.
+             * @description Not HTTP: stands for the command having run. The agent client's handling of a hook command's exit status
+             *     and output is not part of this description.
              */
             200: {
                 headers: {
@@ -2948,10 +3030,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /**
-             * @description Not HTTP: a placeholder (a webhook needs a 4xx response to pass lint) for the command failing. Exit-status
-             *     semantics are not shown by the API description.
-             */
+            /** @description Not HTTP: stands for the command failing. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2960,7 +3039,7 @@ export interface operations {
             };
         };
     };
-    hooksSettings: {
+    readHooksSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -2974,17 +3053,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Not HTTP. A placeholder for the agent client using the settings. */
+            /** @description Not HTTP. Stands for the agent client using the settings. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Not HTTP: a placeholder (a webhook needs a 4xx response to pass lint) for settings the agent client cannot
-             *     use. What the client does with invalid settings is not shown by the API description.
-             */
+            /** @description Not HTTP: stands for settings the agent client cannot use. */
             400: {
                 headers: {
                     [name: string]: unknown;

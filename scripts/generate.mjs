@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Regenerates everything in generated/ from the multi-file spec in openapi/:
 //   openapi.yaml, openapi.json  single-file bundles (redocly bundle)
+//   openapi.{api,app}.{json,yaml} one bundle per host: its paths only, its server as the only root server
 //   openapi.ts                  path and schema types (openapi-typescript)
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 // Usage: node scripts/generate.mjs [--out DIR]   (the freshness test generates into a temp dir and compares)
@@ -9,6 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { stringify } from "yaml";
+import { splitByHost } from "./host-bundles.mjs";
 import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,6 +30,12 @@ bundle("openapi.yaml", "yaml");
 bundle("openapi.json", "json");
 
 const spec = JSON.parse(readFileSync(join(out, "openapi.json"), "utf8"));
+
+// Per-host bundles, for generators that ignore path-level `servers` (most of them).
+for (const { stem, document } of Object.values(splitByHost(spec))) {
+  writeFileSync(join(out, `openapi.${stem}.json`), `${JSON.stringify(document, null, 2)}\n`);
+  writeFileSync(join(out, `openapi.${stem}.yaml`), stringify(document, { lineWidth: 0 }));
+}
 
 // Types. Flags (also in README): rootTypes + no prefix give named exports (`Session`, `Computer`) that the SDK
 // re-exports; emptyObjectsUnknown makes open objects with no declared properties `Record<string, unknown>`

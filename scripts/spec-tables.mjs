@@ -51,18 +51,35 @@ function responseShape(spec, schema) {
   return shape;
 }
 
-/** Which server variable (`base_url`, `app_url`) a server list addresses. */
+/**
+ * A union of bodies (`anyOf`/`oneOf`, e.g. an analytics response: daily or grouped envelope) as one schema: the
+ * type and the required properties every variant shares, so the shape check holds whichever variant arrives.
+ */
+function sharedShape(spec, schema) {
+  const variants = (schema?.anyOf ?? schema?.oneOf)?.map((variant) => deref(spec, variant));
+  if (!variants) return schema;
+  const [first, ...rest] = variants;
+  const typeOf = (variant, name) => deref(spec, variant.properties?.[name])?.type;
+  const shared = (name) => rest.every((v) => v.required?.includes(name) && typeOf(v, name) === typeOf(first, name));
+  return {
+    type: rest.every((variant) => variant.type === first.type) ? first.type : undefined,
+    required: (first.required ?? []).filter(shared),
+    properties: first.properties,
+  };
+}
+
+/** Which host (`base_url`, `app_url`: the server's `x-host-name`) a server list addresses. */
 function hostOf(servers) {
-  const match = /^\{(\w+)\}/.exec(servers?.[0]?.url ?? "");
-  if (!match) throw new Error(`server URL must start with a variable: ${servers?.[0]?.url}`);
-  return match[1];
+  const name = servers?.[0]?.["x-host-name"];
+  if (typeof name !== "string") throw new Error(`server ${servers?.[0]?.url} must name its host with x-host-name`);
+  return name;
 }
 
 export function buildSpecTables(spec) {
   const hosts = {};
   const collectHost = (servers) => {
     const name = hostOf(servers);
-    hosts[name] = { default: servers[0].variables?.[name]?.default ?? null };
+    hosts[name] = { default: servers[0].url };
     return name;
   };
   const rootHost = collectHost(spec.servers);
@@ -83,7 +100,7 @@ export function buildSpecTables(spec) {
       const body = op.requestBody ? deref(spec, op.requestBody) : undefined;
       const bodySchema = body?.content?.["application/json"]?.schema;
       const success = Object.keys(op.responses).find((code) => /^2\d\d$/.test(code));
-      const successSchema = deref(spec, deref(spec, op.responses[success])?.content?.["application/json"]?.schema);
+      const successSchema = sharedShape(spec, deref(spec, deref(spec, op.responses[success])?.content?.["application/json"]?.schema));
       operations[op.operationId] = {
         method: method.toUpperCase(),
         path,
@@ -98,7 +115,7 @@ export function buildSpecTables(spec) {
   }
   // Hook inputs (not HTTP): the rule of each known event, keyed by its `hook_event_name` constant.
   const hookInputs = {};
-  for (const variant of deref(spec, spec.components?.schemas?.HookInput)?.oneOf ?? []) {
+  for (const variant of deref(spec, spec.components?.schemas?.KnownHookInput)?.oneOf ?? []) {
     const rule = fieldRule(spec, variant);
     hookInputs[rule.properties.hook_event_name.const] = rule;
   }
@@ -108,10 +125,10 @@ export function buildSpecTables(spec) {
 export function renderSpecTables({ hosts, pathHosts, operations, hookInputs }) {
   const json = (value) => JSON.stringify(value, null, 2);
   return [
-    "/** Server variable of each host, with the spec's documentation placeholder as default. */",
+    "/** Each host by name (the server's `x-host-name`), with the spec's server URL as default. */",
     `export const hosts = ${json(hosts)} as const;`,
     "",
-    "/** Which host (server variable) serves each path. */",
+    "/** Which host (by name) serves each path. */",
     `export const pathHosts = ${json(pathHosts)} as const;`,
     "",
     "/** Every operation by operationId: method, path, host, success status, request bounds and paging rule. */",

@@ -22,5 +22,5 @@ export type { PageOptions } from "./core/pagination.js";
 export type { RequestOptions } from "./core/request.js";
 export { isKnownHookInput, parseHookInput } from "./hooks.js";
 export type { HookInput, KnownHookInput, UnknownHookInput, UnknownHookEventName } from "./hooks.js";
-export type { AnalyticsPage } from "./resources.js";
+export type { AnalyticsActivityResponse, AnalyticsPage, AnalyticsTokensResponse, AnalyticsToolsResponse } from "./resources.js";
 export type * from "../generated/openapi.js";

@@ -11,6 +11,20 @@ import { checkField, type FieldRule } from "./core/validate.js";
 /** An analytics envelope whose rows are all of one shape (grouped or not). */
 export type AnalyticsPage<Envelope extends { data: unknown[] }, Row> = Omit<Envelope, "data"> & { data: Row[] };
 
+/**
+ * An analytics response whose grouping is known only at run time: the spec's daily or grouped envelope, typed as
+ * one envelope whose rows may be of either shape.
+ */
+export type AnalyticsTokensResponse = AnalyticsPage<
+  api.AnalyticsTokensDailyResponse,
+  api.CreditsRow | api.CreditsGroupedRow
+>;
+export type AnalyticsToolsResponse = AnalyticsPage<api.AnalyticsToolsDailyResponse, api.ToolsRow | api.ToolsGroupedRow>;
+export type AnalyticsActivityResponse = AnalyticsPage<
+  api.AnalyticsActivityDailyResponse,
+  api.ActivityRow | api.ActivityGroupedRow
+>;
+
 type TokensQuery = QueryParams<"getAnalyticsTokens">;
 type ToolsQuery = QueryParams<"getAnalyticsTools">;
 type ActivityQuery = QueryParams<"getAnalyticsActivity">;
@@ -24,25 +38,25 @@ export class Analytics {
   }
 
   /** Daily credit consumption; with `group_by: "model"`, one row per model per day. */
-  tokens(query: Grouped<TokensQuery, "model">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsTokensResponse, api.CreditsGroupedRow>>;
-  tokens(query: Ungrouped<TokensQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsTokensResponse, api.CreditsRow>>;
-  tokens(query: TokensQuery, options?: RequestOptions): Promise<api.AnalyticsTokensResponse>;
+  tokens(query: Grouped<TokensQuery, "model">, options?: RequestOptions): Promise<api.AnalyticsTokensGroupedResponse>;
+  tokens(query: Ungrouped<TokensQuery>, options?: RequestOptions): Promise<api.AnalyticsTokensDailyResponse>;
+  tokens(query: TokensQuery, options?: RequestOptions): Promise<AnalyticsTokensResponse>;
   tokens(query: TokensQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsTokens", { query }, undefined, options);
   }
 
   /** Daily tool usage; with `group_by: "tool_name"`, one row per tool per day. */
-  tools(query: Grouped<ToolsQuery, "tool_name">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsToolsResponse, api.ToolsGroupedRow>>;
-  tools(query: Ungrouped<ToolsQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsToolsResponse, api.ToolsRow>>;
-  tools(query: ToolsQuery, options?: RequestOptions): Promise<api.AnalyticsToolsResponse>;
+  tools(query: Grouped<ToolsQuery, "tool_name">, options?: RequestOptions): Promise<api.AnalyticsToolsGroupedResponse>;
+  tools(query: Ungrouped<ToolsQuery>, options?: RequestOptions): Promise<api.AnalyticsToolsDailyResponse>;
+  tools(query: ToolsQuery, options?: RequestOptions): Promise<AnalyticsToolsResponse>;
   tools(query: ToolsQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsTools", { query }, undefined, options);
   }
 
   /** Daily active users, sessions and messages; with `group_by: "client"`, one row per client type per day. */
-  activity(query: Grouped<ActivityQuery, "client">, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsActivityResponse, api.ActivityGroupedRow>>;
-  activity(query: Ungrouped<ActivityQuery>, options?: RequestOptions): Promise<AnalyticsPage<api.AnalyticsActivityResponse, api.ActivityRow>>;
-  activity(query: ActivityQuery, options?: RequestOptions): Promise<api.AnalyticsActivityResponse>;
+  activity(query: Grouped<ActivityQuery, "client">, options?: RequestOptions): Promise<api.AnalyticsActivityGroupedResponse>;
+  activity(query: Ungrouped<ActivityQuery>, options?: RequestOptions): Promise<api.AnalyticsActivityDailyResponse>;
+  activity(query: ActivityQuery, options?: RequestOptions): Promise<AnalyticsActivityResponse>;
   activity(query: ActivityQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsActivity", { query }, undefined, options);
   }

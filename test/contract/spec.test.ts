@@ -7,6 +7,16 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { deref, spec, specOperations } from "../support/spec.js";
 
+/** A schema with its `allOf` parts merged: required names and properties of every part. */
+function flattenAllOf(raw: any): any {
+  const schema = deref(raw);
+  const parts = [schema, ...(schema.allOf ?? []).map(flattenAllOf)];
+  return {
+    required: parts.flatMap((part) => part.required ?? []),
+    properties: Object.assign({}, ...parts.map((part) => part.properties ?? {})),
+  };
+}
+
 const run = promisify(execFile);
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -44,12 +54,14 @@ describe("document-level facts", () => {
     expect(spec.jsonSchemaDialect).toBe("https://json-schema.org/draft/2020-12/schema");
   });
 
-  it("serves readiness from the app host and everything else from the API host", () => {
-    expect(spec.servers[0].url).toBe("{base_url}");
+  it("serves readiness from the app host and everything else from the API host, at concrete URLs", () => {
+    expect(spec.servers).toHaveLength(1);
+    expect(spec.servers[0]).toMatchObject({ url: expect.stringMatching(/^https:\/\/api\.[a-z.]+$/), "x-host-name": "base_url" });
     for (const [path, item] of Object.entries<any>(spec.paths)) {
       const servers = deref(item).servers;
-      if (path === "/api/organization/maturity-level-reports") expect(servers[0].url).toBe("{app_url}");
-      else expect(servers).toBeUndefined();
+      if (path === "/api/organization/maturity-level-reports") {
+        expect(servers).toEqual([expect.objectContaining({ url: expect.stringMatching(/^https:\/\/app\.[a-z.]+$/), "x-host-name": "app_url" })]);
+      } else expect(servers).toBeUndefined();
     }
   });
 
@@ -86,8 +98,8 @@ describe("document-level facts", () => {
       expect(Object.keys(op.responses), op.operationId).toContain("401");
       if (op.path.startsWith("/api/v1/analytics/")) {
         for (const code of ["400", "401", "403", "500"]) {
-          const schema = deref(deref(op.responses[code]).content["application/json"].schema);
-          expect(schema.required).toEqual(["title", "detail", "status", "requestId"]);
+          const schema = flattenAllOf(deref(op.responses[code]).content["application/json"].schema);
+          expect(schema.required.sort()).toEqual(["detail", "requestId", "status", "title"]);
           expect(schema.properties.status.type).toBe("integer");
         }
       }
@@ -108,10 +120,96 @@ describe("document-level facts", () => {
   });
 
   it("describes the hook input and hooks settings for every generator", () => {
-    const events = spec.components.schemas.HookInput.oneOf.map(
-      (variant: any) => deref(variant).properties.hook_event_name.const,
-    );
+    const known = spec.components.schemas.KnownHookInput;
+    const events = known.oneOf.map((variant: any) => deref(variant).properties.hook_event_name.const);
     expect(events).toEqual(["Notification", "Stop", "SubagentStop", "SessionEnd", "PostToolUse"]);
+    expect(Object.keys(known.discriminator.mapping)).toEqual(events);
+    expect(known.discriminator.propertyName).toBe("hook_event_name");
+    // Any other event is a HookInputOtherEvent: HookInput is the known five or the fallback.
+    expect(spec.components.schemas.HookInput.oneOf).toEqual([
+      { $ref: "#/components/schemas/KnownHookInput" },
+      { $ref: "#/components/schemas/HookInputOtherEvent" },
+    ]);
     expect(spec.components.schemas.HooksSettings).toBeDefined();
   });
+});
+
+describe("names and words for every generator", () => {
+  it("names every enum, map and object: no inline one that a generator would have to invent a name for", () => {
+    const unnamed: string[] = [];
+    const isNullOrString = (branch: any) => ["null", "string"].includes(branch.type) && !branch.enum && Object.keys(branch).length === 1;
+    const visit = (node: any, at: string, root: boolean) => {
+      if (!node || typeof node !== "object") return;
+      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}[${i}]`, false));
+      if (!root && !node.title && !node.$ref) {
+        if (node.enum || node.const !== undefined) unnamed.push(`${at}: enum`);
+        const union = node.anyOf ?? node.oneOf;
+        // The one inline union allowed: a named schema or null / any string (nullable or open enum).
+        if (union && !(union.length === 2 && union[0].$ref && isNullOrString(union[1]))) unnamed.push(`${at}: union`);
+        const map = node.additionalProperties;
+        if (node.properties || (map && map !== true)) unnamed.push(`${at}: object`);
+      }
+      for (const [key, value] of Object.entries(node)) if (key !== "examples") visit(value, `${at}/${key}`, false);
+    };
+    for (const [name, schema] of Object.entries(spec.components.schemas)) visit(schema, name, true);
+    for (const op of specOperations) for (const p of op.parameters ?? []) visit(deref(p).schema, `${op.operationId} ${deref(p).name}`, false);
+    expect(unnamed).toEqual([]);
+  });
+
+  it("gives every webhook an operationId that reads as an operation (a verb first)", () => {
+    for (const [name, item] of Object.entries<any>(spec.webhooks)) {
+      expect(item.post.operationId, name).toMatch(/^(receive|read|send|handle|apply)[A-Z]/);
+      expect(item.post.operationId.toLowerCase(), name).not.toBe(name.toLowerCase());
+    }
+  });
+
+  it("writes descriptions for the API's readers: no remark about the source material or this document's decisions", () => {
+    const remarks = /not shown|not confirmed|unconfirmed|API description|assum(e|ed|ption)|this document|decision|placeholder/i;
+    const found: string[] = [];
+    const visit = (node: any, at: string) => {
+      if (!node || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (["description", "summary", "title"].includes(key) && typeof value === "string" && remarks.test(value)) {
+          found.push(`${at}/${key}: ${value.match(remarks)![0]}`);
+        }
+        visit(value, `${at}/${key}`);
+      }
+    };
+    visit(spec, "#");
+    expect(found).toEqual([]);
+  });
+});
+
+describe("one bundle per host", () => {
+  const bundles = ["api", "app"].map((stem) => ({
+    stem,
+    doc: JSON.parse(readFileSync(join(root, "generated", `openapi.${stem}.json`), "utf8")),
+  }));
+
+  it("each has its host's server as the only root server, and no path-level servers", () => {
+    for (const { doc } of bundles) {
+      expect(doc.servers).toHaveLength(1);
+      for (const item of Object.values<any>(doc.paths)) expect(item.servers).toBeUndefined();
+    }
+    expect(bundles.map(({ doc }) => doc.servers[0]["x-host-name"])).toEqual(["base_url", "app_url"]);
+  });
+
+  it("together hold every path of the combined bundle once, each on the host that serves it", () => {
+    const hostOf = (path: string) => deref(spec.paths[path]).servers?.[0]["x-host-name"] ?? spec.servers[0]["x-host-name"];
+    const placed = bundles.flatMap(({ doc }) => Object.keys(doc.paths).map((path) => [path, doc.servers[0]["x-host-name"]]));
+    expect(placed.map(([path]) => path).sort()).toEqual(Object.keys(spec.paths).sort());
+    for (const [path, host] of placed) expect(host, path).toBe(hostOf(path!));
+  });
+
+  it("carry only the components their paths use, so each is lint-clean on its own", async () => {
+    for (const { stem } of bundles) {
+      const { stdout } = await run(
+        join(root, "node_modules/.bin/redocly"),
+        ["lint", `generated/openapi.${stem}.json`, "--format=json"],
+        { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: "off" } },
+      );
+      const report = JSON.parse(stdout.slice(stdout.indexOf("{")));
+      expect(report.problems, stem).toEqual([]);
+    }
+  }, 60_000);
 });
