@@ -889,18 +889,13 @@ export interface components {
         AnalyticsActivityGroupBy: "client";
         /**
          * ActivityRowClientCounts
-         * @description Daily active users per client type. A user active on several clients counts once in each client's figure (and
-         *     once in `daily_active_users`), so each figure is at most `daily_active_users` and the figures may sum to more.
-         *     The known keys are the `ClientType` values; other keys may appear, always with a number.
+         * @description Daily active users per client type, keyed by client type: `terminal-ui` (interactive CLI sessions), `web` (the
+         *     web app), `non-interactive-cli` (headless or automated CLI runs), or another client type (the same values as
+         *     `group_key` of `ActivityGroupedRow`). A user active on several clients counts once in each client's figure
+         *     (and once in `daily_active_users`), so each figure is at most `daily_active_users` and the figures may sum to
+         *     more. A client type without users may be absent.
          */
         ActivityRowClientCounts: {
-            /** @description Users active in interactive CLI sessions. */
-            "terminal-ui"?: number;
-            /** @description Users active in the web app. */
-            web?: number;
-            /** @description Users active in headless or automated CLI runs. */
-            "non-interactive-cli"?: number;
-        } & {
             [key: string]: number;
         };
         /**
@@ -2030,6 +2025,8 @@ export interface components {
             session_id: string;
             /** @description Working directory of the agent session. */
             cwd: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * HookInput
