@@ -4,6 +4,7 @@
 //   dist/emulator/index.{js,cjs,d.ts,d.cts}  `orgagent/emulator` (built when src/emulator/index.ts exists)
 //   dist/cli.js                              the `orgagent` bin, ESM, with commander and csv-parse bundled in
 //   dist/openapi.{json,yaml}                 the bundled spec, `orgagent/openapi.json` / `orgagent/openapi.yaml`
+//   dist/openapi.{api,app}.{json,yaml}       one bundle per host (`orgagent/openapi.api.json`, …) for generators
 // openapi-fetch stays external everywhere: it is the one runtime dependency. generated/ is compiled into the
 // bundles (it lives outside src/, so nothing may import it at runtime from the package).
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -15,8 +16,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
 const has = (file) => existsSync(join(root, file));
 
-// dist/docs (npm run docs) and dist/bench (npm run bench) are built separately: keep them, clear everything else.
-const KEEP = new Set(["docs", "bench"]);
+// dist/docs (npm run docs), dist/bench (npm run bench) and dist/codegen (npm run test:codegen) are made
+// separately: keep them, clear everything else.
+const KEEP = new Set(["docs", "bench", "codegen"]);
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist)) if (!KEEP.has(name)) rmSync(join(dist, name), { recursive: true, force: true });
 
@@ -78,6 +80,7 @@ if (has("src/cli.ts")) {
   });
 }
 
-for (const file of ["openapi.json", "openapi.yaml"]) copyFileSync(join(root, "generated", file), join(dist, file));
+const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));
+for (const file of specFiles) copyFileSync(join(root, "generated", file), join(dist, file));
 
 console.log(`built ${Object.keys(libraryEntries).join(", ")}${has("src/cli.ts") ? ", cli" : ""} and the spec into dist/`);

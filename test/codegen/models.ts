@@ -21,6 +21,8 @@ export interface ModelResult {
 }
 
 const quicktypeBin = join(root, "node_modules", "quicktype", "dist", "index.js");
+/** Debian's Python, whose only extra package is Debian's python3-dateutil (quicktype's date-time parsing). */
+const PYTHON = "/usr/bin/python3";
 
 /**
  * quicktype reads JSON Schema, not OpenAPI: the spec's `components.schemas` become the `$defs` of one 2020-12
@@ -115,8 +117,8 @@ export async function python(spec: any, schemaFile: string, dir: string, payload
     ].join("\n"),
   );
   // The import is the build: with warnings as errors, so a deprecation in the generated code fails it.
-  const build = await command("python3", ["-W", "error", "-c", "import models"], { cwd: dir });
-  const run = build.code === 0 ? await command("python3", ["decode.py", cases], { cwd: dir }) : undefined;
+  const build = await command(PYTHON, ["-W", "error", "-c", "import models"], { cwd: dir });
+  const run = build.code === 0 ? await command(PYTHON, ["decode.py", cases], { cwd: dir }) : undefined;
   return {
     language: "Python",
     warnings,

@@ -22,6 +22,8 @@ import {
 } from "./consumer-project.js";
 
 const spec = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
+/** The combined bundle and the per-host bundles, JSON and YAML: each is exported as `orgagent/<file>`. */
+const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));
 const operationIds: string[] = Object.values<Record<string, { operationId?: string }>>(spec.paths)
   .flatMap((item) => Object.values(item))
   .flatMap((operation) => (operation?.operationId ? [operation.operationId] : []));
@@ -56,7 +58,8 @@ const exportedNames = async (specifier: string, loader: "import" | "require") =>
 };
 
 describe("the tarball", () => {
-  test("holds the ESM and CJS builds with their declarations, the emulator, the CLI and the bundled spec, nothing else", () => {
+  test("holds the ESM and CJS builds with their declarations, the emulator, the CLI and the bundled specs, nothing else", () => {
+    expect(specFiles).toEqual(expect.arrayContaining(["openapi.api.json", "openapi.app.json", "openapi.api.yaml"]));
     const alwaysPacked = new Set(["package.json", "README.md", "LICENSE"]);
     expect(project.packedFiles).toEqual(expect.arrayContaining([...alwaysPacked]));
     expect(project.packedFiles.filter((file) => !alwaysPacked.has(file))).toEqual(
@@ -72,6 +75,7 @@ describe("the tarball", () => {
         "dist/index.js",
         "dist/openapi.json",
         "dist/openapi.yaml",
+        ...specFiles.filter((file) => file !== "openapi.json" && file !== "openapi.yaml").map((file) => `dist/${file}`),
       ].sort(),
     );
   });
@@ -93,10 +97,13 @@ describe("the tarball", () => {
 
   test("arethetypeswrong finds no problem in any entry point, under node10, node16 (ESM and CJS) and bundler", async () => {
     const pkg = createPackageFromTarballData(new Uint8Array(readFileSync(project.tarball)));
-    // orgagent/openapi.yaml is a data file read by path (require.resolve), not a module: no resolution mode can type it.
-    const result = await checkPackage(pkg, { excludeEntrypoints: ["./openapi.yaml"] });
+    // The YAML specs are data files read by path (require.resolve), not modules: no resolution mode can type them.
+    const yamlFiles = specFiles.filter((file) => file.endsWith(".yaml")).map((file) => `./${file}`);
+    const result = await checkPackage(pkg, { excludeEntrypoints: yamlFiles });
     if (!("problems" in result)) throw new Error("attw found no types at all");
-    expect(Object.keys(result.entrypoints).sort()).toEqual([".", "./emulator", "./openapi.json", "./package.json"]);
+    expect(Object.keys(result.entrypoints).sort()).toEqual(
+      [".", "./emulator", "./package.json", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
+    );
     expect(result.problems).toEqual([]);
   });
 });
@@ -115,8 +122,8 @@ describe("a consumer project", () => {
     expect(await exportedNames("orgagent/emulator", "require")).toEqual(source);
   });
 
-  test("resolves orgagent/openapi.json and orgagent/openapi.yaml to the bundled spec", async () => {
-    for (const file of ["openapi.json", "openapi.yaml"]) {
+  test("resolves orgagent/openapi.json, orgagent/openapi.yaml and the per-host bundles to the generated specs", async () => {
+    for (const file of specFiles) {
       const resolved = await node(["-p", `require.resolve("orgagent/${file}")`]);
       expect(resolved.stderr).toBe("");
       expect(readFileSync(resolved.stdout.trim(), "utf8")).toBe(readFileSync(join(root, "generated", file), "utf8"));
