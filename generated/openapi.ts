@@ -335,7 +335,7 @@ export interface paths {
          *     `images` and `files` (PDFs and text files). It is routed to the computer given in the body's `computerId`,
          *     or else to the session's own `computerId`.
          *
-         *     The service limits the size of the text, images and files.
+         *     No maximum size is published for the text, images and files.
          *
          *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
          *     operation is not specified: expect 403 when the caller's role does not allow it.
@@ -1691,7 +1691,7 @@ export interface components {
         };
         /**
          * MessageImage
-         * @description An image attached to a user message, sent as base64. The service limits the size.
+         * @description An image attached to a user message, sent as base64. No maximum size is published.
          */
         MessageImage: {
             /** @description Image content, base64-encoded. */
@@ -1699,10 +1699,10 @@ export interface components {
         };
         /**
          * MessageFile
-         * @description A file attached to a user message, such as a PDF or a text file. The service limits the size.
+         * @description A file attached to a user message, such as a PDF or a text file. No maximum size is published.
          */
         MessageFile: {
-            /** @description File content, for example base64-encoded as images are. */
+            /** @description File content. */
             data: string;
             /** @description Content of the file parsed to text (for example the text extracted from a PDF). */
             parsedData: string;
@@ -1713,8 +1713,8 @@ export interface components {
         };
         /**
          * SendMessageRequest
-         * @description Body of a request that adds a user message to a session. The service limits the size of the text, images and
-         *     files.
+         * @description Body of a request that adds a user message to a session. No maximum size is published for the text, images
+         *     and files.
          */
         SendMessageRequest: {
             /** @description Message text. */
@@ -1862,7 +1862,7 @@ export interface components {
             id?: string;
             /** @description Step name. */
             name?: string;
-            /** @description Step status, a free-form string such as `running`, `completed` or `failed`. */
+            /** @description Step status, a free-form string: no fixed set of values is guaranteed. */
             status?: string;
             /** @description Error message of a failed step. */
             error?: string;
@@ -2210,7 +2210,7 @@ export interface components {
                 "application/json": components["schemas"]["Problem"];
             };
         };
-        /** @description The resource is in a state that does not allow the operation, for example a session that is busy. */
+        /** @description The resource is in a state that does not allow the operation. */
         Conflict: {
             headers: {
                 [name: string]: unknown;
