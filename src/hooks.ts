@@ -23,12 +23,8 @@ export interface UnknownHookInput {
   readonly [field: string]: unknown;
 }
 
-export type KnownHookInput =
-  | api.HookInputNotification
-  | api.HookInputStop
-  | api.HookInputSubagentStop
-  | api.HookInputSessionEnd
-  | api.HookInputPostToolUse;
+/** An input of one of the events the spec names (`KnownHookInput`), told apart by `hook_event_name`. */
+export type KnownHookInput = api.KnownHookInput;
 
 /** Hook input narrowed by `hook_event_name`. */
 export type HookInput = KnownHookInput | UnknownHookInput;
