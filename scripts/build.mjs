@@ -16,9 +16,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
 const has = (file) => existsSync(join(root, file));
 
-// dist/docs (npm run docs), dist/bench (npm run bench) and dist/codegen (npm run test:codegen) are made
-// separately: keep them, clear everything else.
-const KEEP = new Set(["docs", "bench", "codegen"]);
+// dist/docs (npm run docs) and dist/bench (npm run bench) are built separately: keep them, clear everything else
+// (dist/codegen, the output of npm run test:codegen, too: the package's `files` globs would pack its .cjs).
+const KEEP = new Set(["docs", "bench"]);
 mkdirSync(dist, { recursive: true });
 for (const name of readdirSync(dist)) if (!KEEP.has(name)) rmSync(join(dist, name), { recursive: true, force: true });
 
