@@ -54,9 +54,9 @@ export function controlsCommands(program: Command, context: Context): void {
     const rows = shown.map((change, i) => {
       const previous = changes[i + 1];
       const changed = previous ? diffSettings(previous.settings, change.settings).map((c) => c.setting).join(" ") : change.revision === 1 ? "(first revision)" : "";
-      return { revision: change.revision, updatedAt: change.updatedAt, email: change.user.email, name: change.user.name, changed };
+      return { revision: change.revision, updatedAt: change.updatedAt, changed, name: change.user.name, email: change.user.email };
     });
-    context.out.list(rows, flags, { columns: ["revision", "updatedAt", "email", "name", "changed"] });
+    context.out.list(rows, flags, { columns: ["revision", "updatedAt", "changed", "name", "email"] });
   });
 
   const diff = controls

@@ -297,18 +297,18 @@ describe("readiness and controls", () => {
     const history = await orgagent(["controls", "history", "--page-size", "10", "--format", "csv"]);
     expect(history.code).toBe(0);
     const lines = history.stdout.trim().split("\n");
-    expect(lines[0]).toBe("revision,updatedAt,email,name,changed");
+    expect(lines[0]).toBe("revision,updatedAt,changed,name,email");
     const rows = lines.slice(1).map((line) => line.split(","));
     expect(rows.map((row) => Number(row[0]))).toEqual(Array.from({ length: rows.length }, (_, i) => rows.length - i));
-    expect(rows.at(-1)![4]).toBe("(first revision)");
-    for (const row of rows) expect(row[4]).toMatch(/^[\w.]+( [\w.]+)*$|^\(first revision\)$/);
+    expect(rows.at(-1)![2]).toBe("(first revision)");
+    for (const row of rows) expect(row[2]).toMatch(/^[\w.]+( [\w.]+)*$|^\(first revision\)$/);
   });
 
   test("controls history --max N still names what the oldest shown revision changed", async () => {
     const { stdout } = await orgagent(["controls", "history", "--max", "3"]);
     const rows = tsv(stdout).slice(1);
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(row[4]).not.toBe("");
+    for (const row of rows) expect(row[2]).not.toBe("");
   });
 
   test("controls diff REV [REV]: each changed setting with its two values, and only those", async () => {
