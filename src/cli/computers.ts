@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import type { Context } from "./context.js";
 import { RESOURCE_DEFAULT, RESOURCE_FORMATS, addOutputOptions, examples, type WithOutput } from "./options.js";
-import { addWaitOptions, waitOptions, waiting, type WaitFlags } from "./waiting.js";
+import { addWaitOptions, waitFor, type WaitFlags } from "./waiting.js";
 
 export function computerCommands(program: Command, context: Context): void {
   const computers = examples(program.command("computers").description("computers that sessions run on"), [
@@ -35,8 +35,7 @@ export function computerCommands(program: Command, context: Context): void {
   examples(wait, ["orgagent computers wait cmp_123", "orgagent computers wait cmp_123 --timeout 1800 --json status"]);
   wait.action(async (computerId: string, flags: WaitFlags, cmd: Command) => {
     context.begin(cmd, fields);
-    const { done, ...options } = waitOptions(context, flags, `computer ${computerId}`);
-    const computer = await waiting(context.client(cmd).computers.waitUntilActive(computerId, options), done, flags, `computer ${computerId}`, `orgagent computers get ${computerId}`);
-    context.out.resource(computer, flags);
+    const api = context.client(cmd).computers;
+    context.out.resource(await waitFor(context, flags, `computer ${computerId}`, `orgagent computers get ${computerId}`, (options) => api.waitUntilActive(computerId, options)), flags);
   });
 }

@@ -38,9 +38,7 @@ export class Context implements FailureContext {
 
   /** Starts a command: its name for hints, and which of its flags give which SDK field. */
   begin(command: Command, fields: Record<string, string> = {}): void {
-    const names: string[] = [];
-    for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
-    this.command = names.join(" ");
+    this.command = commandPath(command);
     this.fields = fields;
   }
 
@@ -120,6 +118,13 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A command's full name: `orgagent analytics users`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
 }
 
 /** A file's text, or standard input's for `-`. */

@@ -5,7 +5,7 @@ import { Command, CommanderError, Help, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { analyticsCommands } from "./analytics.js";
 import { computerCommands } from "./computers.js";
-import { Context } from "./context.js";
+import { Context, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
@@ -68,7 +68,7 @@ export function buildProgram(context: Context): Command {
       let target = program;
       for (const name of names) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (!next) throw new CliError(`unknown command '${[target.name(), name].join(" ")}'.`, EXIT.usage, `Run '${fullName(target)} --help' for its commands.`);
+        if (!next) throw new CliError(`unknown command '${[target.name(), name].join(" ")}'.`, EXIT.usage, `Run '${commandPath(target)} --help' for its commands.`);
         target = next;
       }
       target.outputHelp();
@@ -84,7 +84,7 @@ export function buildProgram(context: Context): Command {
     "orgagent completion fish > ~/.config/fish/completions/orgagent.fish",
   ]);
 
-  for (const command of walk(program)) command.showHelpAfterError(`Run '${fullName(command)} --help' for usage.`);
+  for (const command of walk(program)) command.showHelpAfterError(`Run '${commandPath(command)} --help' for usage.`);
   return program;
 }
 
@@ -107,10 +107,4 @@ export async function run(argv: readonly string[], io: Io = process): Promise<nu
 export function* walk(command: Command): Generator<Command> {
   yield command;
   for (const sub of command.commands) yield* walk(sub);
-}
-
-function fullName(command: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
-  return names.join(" ");
 }

@@ -2,7 +2,7 @@
 import { type Command, Option } from "commander";
 import { readInput, type Context } from "./context.js";
 import { RESOURCE_DEFAULT, RESOURCE_FORMATS, addOutputOptions, examples, type WithOutput } from "./options.js";
-import { addWaitOptions, waitOptions, waiting, type WaitFlags } from "./waiting.js";
+import { addWaitOptions, waitFor, type WaitFlags } from "./waiting.js";
 
 export function sessionCommands(program: Command, context: Context): void {
   const sessions = examples(program.command("sessions").description("agent sessions and their messages"), [
@@ -58,8 +58,7 @@ export function sessionCommands(program: Command, context: Context): void {
     const body = { text, ...(flags.computer ? { computerId: flags.computer } : {}) };
     const api = context.client(cmd).sessions;
     if (!flags.wait) return context.out.resource(await api.sendMessage(sessionId, body), flags);
-    const { done, ...options } = waitOptions(context, flags, `session ${sessionId}`);
-    const sent = await waiting(api.sendMessageAndWait(sessionId, body, options), done, flags, `session ${sessionId}`, `orgagent sessions wait ${sessionId}`);
+    const sent = await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions wait ${sessionId}`, (options) => api.sendMessageAndWait(sessionId, body, options));
     context.out.resource(sent, flags);
   });
 
@@ -69,9 +68,8 @@ export function sessionCommands(program: Command, context: Context): void {
   examples(wait, ["orgagent sessions wait sess_123", "orgagent sessions wait sess_123 --timeout 900 --json status"]);
   wait.action(async (sessionId: string, flags: WaitFlags, cmd: Command) => {
     context.begin(cmd, fields);
-    const { done, ...options } = waitOptions(context, flags, `session ${sessionId}`);
-    const session = await waiting(context.client(cmd).sessions.waitUntilIdle(sessionId, options), done, flags, `session ${sessionId}`, `orgagent sessions get ${sessionId}`);
-    context.out.resource(session, flags);
+    const api = context.client(cmd).sessions;
+    context.out.resource(await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions get ${sessionId}`, (options) => api.waitUntilIdle(sessionId, options)), flags);
   });
 
   const message = sessions

@@ -15,27 +15,30 @@ export function addWaitOptions(command: Command, { timeout }: { timeout: number 
     .addOption(new Option("--interval <seconds>", "first pause between polls, in seconds; later pauses grow up to 5 s").argParser(seconds("--interval")).default(1));
 }
 
-/** The SDK's wait options from the flags, with a progress line on a terminal. */
-export function waitOptions<T extends { status?: string }>(context: Context, flags: WaitFlags, what: string): WaitOptions<T> & { done(): void } {
+/**
+ * Runs one of the SDK's waits with the flags' timing and a progress line on a terminal (`what`: "session sess_1").
+ * A timeout becomes exit 4 with the last status seen; `check` is the command that shows the resource later.
+ */
+export async function waitFor<T extends { status?: string }, R>(
+  context: Context,
+  flags: WaitFlags,
+  what: string,
+  check: string,
+  wait: (options: WaitOptions<T>) => Promise<R>,
+): Promise<R> {
   const progress = context.out.progress();
-  return {
-    timeout: flags.timeout * 1000,
-    interval: flags.interval * 1000,
-    maxInterval: Math.max(5_000, flags.interval * 1000),
-    onPoll: (snapshot) => progress(`${what}: ${snapshot.status ?? "?"}`),
-    done: () => progress(undefined),
-  };
-}
-
-/** Runs a wait; a timeout becomes exit 4 with the last status, in seconds. */
-export async function waiting<T>(wait: Promise<T>, done: () => void, flags: WaitFlags, what: string, retry: string): Promise<T> {
   try {
-    return await wait;
+    return await wait({
+      timeout: flags.timeout * 1000,
+      interval: flags.interval * 1000,
+      maxInterval: Math.max(5_000, flags.interval * 1000),
+      onPoll: (snapshot) => progress(`${what}: ${snapshot.status ?? "?"}`),
+    });
   } catch (error) {
     if (!(error instanceof WaitTimeoutError)) throw error;
     const status = (error.snapshot as { status?: string } | undefined)?.status;
-    throw new CliError(`${what} is ${status ? `still ${status}` : "not settled"} after ${flags.timeout} s.`, EXIT.timeout, `Wait longer with --timeout SECONDS, or check later with '${retry}'.`);
+    throw new CliError(`${what} is ${status ? `still ${status}` : "not settled"} after ${flags.timeout} s.`, EXIT.timeout, `Wait longer with --timeout SECONDS, or check later with '${check}'.`);
   } finally {
-    done();
+    progress(undefined);
   }
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { tableColumns } from "../../generated/spec-tables.js";
 import { buildProgram, walk } from "../../src/cli/program.js";
 import { Context } from "../../src/cli/context.js";
 import { Output } from "../../src/cli/output.js";
@@ -47,9 +48,10 @@ async function closedPort(): Promise<number> {
 }
 
 describe.concurrent("a pipe closed early ends the command quietly", () => {
-  test("orgagent --help | head -1", async () => {
-    const result = await runShell(`orgagent --help | head -1`, env);
-    expect(result).toMatchObject({ code: 0, stdout: "Usage: orgagent [options] [command]\n", stderr: "" });
+  test("orgagent --help | head -1, and a reader that is gone before anything is written (| true)", async () => {
+    const [head, gone] = await Promise.all([runShell(`orgagent --help | head -1`, env), runShell(`orgagent --help | true`, env)]);
+    expect(head).toMatchObject({ code: 0, stdout: "Usage: orgagent [options] [command]\n", stderr: "" });
+    expect(gone).toMatchObject({ code: 0, stdout: "", stderr: "" });
   });
 
   test("orgagent analytics users … | head -1, as a table and as ndjson", async () => {
@@ -133,6 +135,14 @@ describe("CSV cells cannot become spreadsheet formulas", () => {
       ].join("\n"),
     );
   });
+});
+
+test("an empty list in CSV is its header alone, with the spec's columns of the row", () => {
+  let out = "";
+  const stdout = new PassThrough().on("data", (chunk) => (out += chunk));
+  new Output({ stdout, stderr: new PassThrough() }).list([], { format: "csv" }, { columns: tableColumns.UserRow });
+  expect(out).toBe(`${tableColumns.UserRow.join(",")}\n`);
+  expect(out).toMatch(/^user_id,user_email,date,/);
 });
 
 describe.concurrent("errors in the CLI's own words: one prefix, the cause on one line, what to do on the next", () => {
