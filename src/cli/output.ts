@@ -61,7 +61,7 @@ export class Output {
       // Numbers stay numbers, so a negative one is not mistaken for a formula; every text cell is guarded.
       return void this.io.stdout.write(stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true }));
     }
-    const cells = flat.map((row) => columns.map((column) => tableCell(column, row[column])));
+    const cells = flat.map((row) => columns.map((column) => displayValue(column, row[column])));
     if (!this.tty) return this.line([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
     if (options.title) this.line(options.title);
     if (!rows.length) return this.line("(no rows)");
@@ -177,10 +177,6 @@ function displayValue(key: string, value: unknown): string {
   }
   if (Array.isArray(value)) return value.join(" ");
   return String(value);
-}
-
-function tableCell(column: string, value: unknown): string {
-  return displayValue(column, value);
 }
 
 /** Words wrapped onto lines of at most `width` characters (a longer word stands alone). */

@@ -60,14 +60,16 @@ describe.concurrent("usage", () => {
       orgagent(["analytics", "tokens", ...range, "--format", "xml"]),
       orgagent(["analytics", "users", ...range, "--page-size", "ten"]),
       orgagent(["analytics"]),
+      orgagent(["analytics", "tokens", "--month", "2026-13"]),
     ]);
-    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
     expect(runs[0]!.stderr).toContain("unknown command");
     expect(runs[1]!.stderr).toContain("orgagent: no date range.\nPass --start YYYY-MM-DD (and --end, default yesterday), --days N or --month YYYY-MM.");
     expect(runs[2]!.stderr).toContain("--end needs --start");
     expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
     expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
     expect(runs[5]!.stderr).toContain("--page-size takes a whole number from 1 to 100");
+    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM from 2026-01 to \d{4}-\d{2}\.\n/);
   });
 
   test("missing configuration exits 2 and names the flag and the variable", async () => {
