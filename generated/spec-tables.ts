@@ -818,5 +818,173 @@ export const hookInputs = {
   }
 } as const;
 
+/** `x-status-lifecycle` of each status schema: which statuses are transient, settled and failed. */
+export const statusLifecycles = {
+  "SessionStatus": {
+    "transient": [
+      "pending",
+      "running"
+    ],
+    "settled": [
+      "idle"
+    ]
+  },
+  "ComputerStatus": {
+    "transient": [
+      "provisioning"
+    ],
+    "settled": [
+      "active"
+    ],
+    "failed": [
+      "error"
+    ]
+  }
+} as const;
+
+/** Table columns of each list-item schema: scalar fields, nested objects as dotted names. */
+export const tableColumns = {
+  "CreditsRow": [
+    "date",
+    "billable_tokens",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens"
+  ],
+  "CreditsGroupedRow": [
+    "date",
+    "group_key",
+    "billable_tokens",
+    "input_tokens",
+    "output_tokens"
+  ],
+  "ToolsRow": [
+    "date",
+    "tool_calls",
+    "mcp_users_with_mcp",
+    "skills_invocations",
+    "slash_commands_invocations",
+    "hooks_invocations",
+    "web_users",
+    "autonomy_ratio_avg",
+    "autonomy_ratio_p50",
+    "autonomy_ratio_p90",
+    "tool_calls_per_session_avg",
+    "user_turns_per_session_avg",
+    "tool_autonomy_level_ratio.auto_high",
+    "tool_autonomy_level_ratio.auto_medium",
+    "tool_autonomy_level_ratio.auto_low",
+    "tool_autonomy_level_ratio.manual"
+  ],
+  "ToolsGroupedRow": [
+    "date",
+    "group_key",
+    "tool_calls"
+  ],
+  "ActivityRow": [
+    "date",
+    "daily_active_users",
+    "weekly_active_users",
+    "monthly_active_users",
+    "sessions",
+    "messages",
+    "user_messages"
+  ],
+  "ActivityGroupedRow": [
+    "date",
+    "group_key",
+    "daily_active_users"
+  ],
+  "ProductivityRow": [
+    "date",
+    "files_created",
+    "files_edited",
+    "git_commits",
+    "git_prs_created"
+  ],
+  "UserRow": [
+    "user_id",
+    "user_email",
+    "date",
+    "tool_calls",
+    "billable_tokens",
+    "primary_model",
+    "primary_model_tier",
+    "files_created",
+    "files_edited",
+    "git_commits",
+    "git_prs_created",
+    "mcp_calls",
+    "skill_calls",
+    "slash_commands",
+    "hooks",
+    "sessions",
+    "messages",
+    "user_messages",
+    "assistant_messages",
+    "autonomy_ratio",
+    "delegation_level",
+    "languages"
+  ],
+  "ReadinessReport": [
+    "reportId",
+    "createdAt",
+    "repoUrl",
+    "commitHash",
+    "branch",
+    "hasLocalChanges",
+    "hasNonRemoteCommits",
+    "modelUsed.id",
+    "modelUsed.reasoningEffort",
+    "agentVersion"
+  ],
+  "EnterpriseControlChange": [
+    "revision",
+    "settings.sessionDefaultSettings.model",
+    "settings.sessionDefaultSettings.specModeModel",
+    "settings.cloudSessionSync",
+    "settings.wikiCloudSync",
+    "settings.includeCoAuthoredByAgent",
+    "settings.enableAgentShield",
+    "settings.ideAutoConnect",
+    "settings.commandAllowlist",
+    "settings.commandDenylist",
+    "settings.modelPolicy.allowedModelIds",
+    "settings.modelPolicy.blockedModelIds",
+    "settings.modelPolicy.allowCustomModels",
+    "settings.modelPolicy.allowedBaseUrls",
+    "settings.modelPolicy.allowAllServiceModels",
+    "settings.modelPolicy.isFastModelsAllowed",
+    "settings.mcpPolicy.enabled",
+    "settings.mcpPolicy.allowlist",
+    "settings.missionPolicy.restrictedAccess",
+    "settings.missionPolicy.allowedUserIds",
+    "settings.networkPolicy.allowedIps",
+    "settings.sandbox.enabled",
+    "settings.sandbox.filesystem.allowWrite",
+    "settings.sandbox.filesystem.allowRead",
+    "settings.sandbox.filesystem.denyWrite",
+    "settings.sandbox.filesystem.denyRead",
+    "settings.sandbox.network.allowedDomains",
+    "settings.sandbox.network.allowUnixSockets",
+    "settings.sandbox.network.allowAllUnixSockets",
+    "settings.sandbox.network.allowLocalBinding",
+    "settings.sandbox.network.httpProxyPort",
+    "settings.sandbox.network.socksProxyPort",
+    "settings.restrictMemberVisibility",
+    "settings.restrictApiKeyCreationToManagers",
+    "settings.managedComputersEnabled",
+    "settings.byomComputersEnabled",
+    "settings.managedComputersAllowedEmails",
+    "settings.byomComputersAllowedEmails",
+    "settings.sessionRetentionDays",
+    "user.id",
+    "user.email",
+    "user.name",
+    "updatedAt"
+  ]
+} as const;
+
 export type OperationId = keyof typeof operations;
 export type HostName = keyof typeof hosts;

@@ -2,7 +2,7 @@
 // `npm run build`: the publishable package in dist/.
 //   dist/index.{js,cjs,d.ts,d.cts}           the SDK, ESM and CJS, each with its own declarations
 //   dist/emulator/index.{js,cjs,d.ts,d.cts}  `orgagent/emulator` (built when src/emulator/index.ts exists)
-//   dist/cli.js                              the `orgagent` bin, ESM, with commander and csv-parse bundled in
+//   dist/cli.js                              the `orgagent` bin, ESM, with its command-line libraries bundled in
 //   dist/openapi.{json,yaml}                 the bundled spec, `orgagent/openapi.json` / `orgagent/openapi.yaml`
 //   dist/openapi.{api,app}.{json,yaml}       one bundle per host (`orgagent/openapi.api.json`, …) for generators
 // openapi-fetch stays external everywhere: it is the one runtime dependency. generated/ is compiled into the
@@ -71,8 +71,8 @@ if (has("src/cli.ts")) {
     entry: { cli: "src/cli.ts" },
     format: ["esm"],
     platform: "node",
-    // commander and csv-parse are devDependencies: the CLI carries them so the package needs only openapi-fetch.
-    noExternal: ["commander", "csv-parse"],
+    // commander, csv-parse, csv-stringify and @bomb.sh/tab are devDependencies: the CLI carries them so the package needs only openapi-fetch.
+    noExternal: ["commander", "csv-parse", "csv-stringify", "@bomb.sh/tab"],
     // commander is CommonJS and requires node:events etc.; inside an ESM bundle that needs a real `require`.
     banner: { js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);' },
     dts: false,

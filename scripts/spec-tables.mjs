@@ -119,10 +119,45 @@ export function buildSpecTables(spec) {
     const rule = fieldRule(spec, variant);
     hookInputs[rule.properties.hook_event_name.const] = rule;
   }
-  return { hosts, pathHosts, operations, hookInputs };
+  // Status lifecycles (`x-status-lifecycle`): which statuses are transient, settled or failed, by schema title.
+  const statusLifecycles = {};
+  for (const [name, schema] of Object.entries(spec.components?.schemas ?? {})) {
+    if (schema["x-status-lifecycle"]) statusLifecycles[name] = schema["x-status-lifecycle"];
+  }
+  // The columns of a table of list items (analytics rows, paged items), by schema title: scalar fields, nested
+  // objects as dotted names, arrays of objects left out. A CLI prints them as a header even for an empty list.
+  const tableColumns = {};
+  for (const op of Object.values(spec.paths).flatMap((item) => METHODS.map((m) => deref(spec, item)[m]).filter(Boolean))) {
+    const success = Object.keys(op.responses).find((code) => /^2\d\d$/.test(code));
+    const response = deref(spec, deref(spec, op.responses[success])?.content?.["application/json"]?.schema);
+    // A body may be one envelope or a union of envelopes (daily or grouped analytics), each with one row type.
+    for (const envelope of response?.anyOf ?? response?.oneOf ?? [response]) {
+      const body = deref(spec, envelope);
+      const itemsName = op["x-pagination"]?.items ?? (body?.properties?.data ? "data" : undefined);
+      if (!itemsName) continue;
+      const items = deref(spec, deref(spec, body.properties[itemsName])?.items);
+      for (const variant of items?.anyOf ?? items?.oneOf ?? [items]) {
+        const row = deref(spec, variant);
+        if (row?.title) tableColumns[row.title] = flatColumns(spec, row);
+      }
+    }
+  }
+  return { hosts, pathHosts, operations, hookInputs, statusLifecycles, tableColumns };
 }
 
-export function renderSpecTables({ hosts, pathHosts, operations, hookInputs }) {
+function flatColumns(spec, schema, prefix = "", depth = 0) {
+  const columns = [];
+  for (const [name, raw] of Object.entries(deref(spec, schema).properties ?? {})) {
+    const field = deref(spec, raw);
+    const type = [field.type ?? (field.anyOf ? "any" : undefined)].flat().find((t) => t !== "null");
+    if (type === "object" && depth < 4) columns.push(...flatColumns(spec, field, `${prefix}${name}.`, depth + 1));
+    else if (type === "array" && deref(spec, field.items)?.type === "object") continue;
+    else columns.push(prefix + name);
+  }
+  return columns;
+}
+
+export function renderSpecTables({ hosts, pathHosts, operations, hookInputs, statusLifecycles, tableColumns }) {
   const json = (value) => JSON.stringify(value, null, 2);
   return [
     "/** Each host by name (the server's `x-host-name`), with the spec's server URL as default. */",
@@ -136,6 +171,12 @@ export function renderSpecTables({ hosts, pathHosts, operations, hookInputs }) {
     "",
     "/** Rule of each known hook event's input, keyed by `hook_event_name`. */",
     `export const hookInputs = ${json(hookInputs)} as const;`,
+    "",
+    "/** `x-status-lifecycle` of each status schema: which statuses are transient, settled and failed. */",
+    `export const statusLifecycles = ${json(statusLifecycles)} as const;`,
+    "",
+    "/** Table columns of each list-item schema: scalar fields, nested objects as dotted names. */",
+    `export const tableColumns = ${json(tableColumns)} as const;`,
     "",
     "export type OperationId = keyof typeof operations;",
     "export type HostName = keyof typeof hosts;",

@@ -1,12 +1,13 @@
 // The resource methods: thin typed wrappers over OrgAgent.call / OrgAgent.paginate. Parameter and field names
 // are the API's own; every type comes from generated/openapi.ts.
 import type * as api from "../generated/openapi.js";
-import { operations } from "../generated/spec-tables.js";
+import { operations, statusLifecycles } from "../generated/spec-tables.js";
 import type { OrgAgent, QueryParams, RequestBody, ResponseBody } from "./client.js";
 import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, ValidationError } from "./core/errors.js";
 import type { PageOptions, PagePromise } from "./core/pagination.js";
 import type { RequestOptions } from "./core/request.js";
 import { checkField, type FieldRule } from "./core/validate.js";
+import { pollUntilSettled, requestOptionsOf, type WaitOptions } from "./core/wait.js";
 
 /** An analytics envelope whose rows are all of one shape (grouped or not). */
 export type AnalyticsPage<Envelope extends { data: unknown[] }, Row> = Omit<Envelope, "data"> & { data: Row[] };
@@ -193,6 +194,35 @@ export class Sessions {
     return this.#client.call("sendSessionMessage", { path: { sessionId } }, body, options);
   }
 
+  /**
+   * Polls the session until it is idle and resolves to it; rejects with WaitTimeoutError (carrying the last
+   * snapshot) after `options.timeout`. Which statuses are transient comes from the spec (`x-status-lifecycle`).
+   */
+  waitUntilIdle(sessionId: string, options?: WaitOptions<api.Session>): Promise<api.Session> {
+    return pollUntilSettled(
+      {
+        poll: (request) => this.get(sessionId, undefined, request),
+        status: (session) => session.status,
+        lifecycle: statusLifecycles.SessionStatus,
+        what: `session ${sessionId}`,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Sends a user message, then waits until the session is idle again (the agent has answered). Resolves to the
+   * message id and the idle session. The request options in `options` apply to the send and to every poll.
+   */
+  async sendMessageAndWait(
+    sessionId: string,
+    body: RequestBody<"sendSessionMessage">,
+    options?: WaitOptions<api.Session>,
+  ): Promise<{ messageId: string; session: api.Session }> {
+    const { messageId } = await this.sendMessage(sessionId, body, requestOptionsOf(options));
+    return { messageId, session: await this.waitUntilIdle(sessionId, options) };
+  }
+
   getMessage(
     sessionId: string,
     messageId: string,
@@ -218,8 +248,38 @@ export class Computers {
     return this.#client.call("getComputerByName", { path: { name } }, undefined, options);
   }
 
+  /**
+   * Polls the computer until it is active and resolves to it. Rejects with ComputerProvisioningError (carrying
+   * the failed provisioning step) when it ends in `error`, and with WaitTimeoutError after `options.timeout`.
+   */
+  waitUntilActive(computerId: string, options?: WaitOptions<api.Computer>): Promise<api.Computer> {
+    return pollUntilSettled(
+      {
+        poll: (request) => this.get(computerId, request),
+        status: (computer) => computer.status,
+        lifecycle: statusLifecycles.ComputerStatus,
+        what: `computer ${computerId}`,
+        failure: (computer) => new ComputerProvisioningError(computer),
+      },
+      options,
+    );
+  }
+
   /** Retries the install-dependencies step; resolves to the computer (202, work continues asynchronously). */
   retryInstallDeps(computerId: string, options?: RequestOptions): Promise<ResponseBody<"retryComputerInstallDeps">> {
     return this.#client.call("retryComputerInstallDeps", { path: { computerId } }, undefined, options);
+  }
+}
+
+/** A computer waited on ended in a failed status: `step` is the provisioning step that failed, when one says so. */
+export class ComputerProvisioningError extends OrgAgentError {
+  override name = "ComputerProvisioningError";
+  /** The failed step: the first with an `error`, if any. */
+  readonly step: api.ProvisioningStep | undefined;
+  constructor(readonly computer: api.Computer) {
+    const step = computer.provisioningSteps?.find((s) => s.error !== undefined);
+    const which = step ? `: step ${JSON.stringify(step.name ?? step.id)} failed${step.error ? `: ${step.error}` : ""}` : "";
+    super(`Computer ${computer.name} (${computer.id}) is ${computer.status}${which}`);
+    this.step = step;
   }
 }

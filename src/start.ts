@@ -1,10 +1,8 @@
 // `npm start`: the emulator on 127.0.0.1 (API host on PORT, default 4000; app host on PORT+1), a short tour of
 // the SDK against it, then it keeps serving until interrupted (Ctrl+C).
 import { operations } from "../generated/spec-tables.js";
-import { OrgAgent } from "./index.js";
+import { OrgAgent, dateRange } from "./index.js";
 import { replyIdOf, startEmulator, type Emulator } from "./emulator/index.js";
-
-const DAY_MS = 86_400_000;
 
 async function main() {
   const port = Number(process.env.PORT ?? 4000);
@@ -34,11 +32,10 @@ async function main() {
 
 async function tour(emulator: Emulator) {
   const client = new OrgAgent({ baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, apiKey: emulator.keys.owner });
-  const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
-  const weekStart = new Date(Date.now() - 7 * DAY_MS).toISOString().slice(0, 10);
+  const week = dateRange.lastDays(7);
 
-  console.log(`1. Credits by model, last week (${weekStart} to ${yesterday}):`);
-  const byModel = await client.analytics.tokens({ startDate: weekStart, endDate: yesterday, group_by: "model" });
+  console.log(`1. Credits by model, last week (${week.startDate} to ${week.endDate}):`);
+  const byModel = await client.analytics.tokens({ ...week, group_by: "model" });
   const credits = new Map<string, number>();
   for (const row of byModel.data) credits.set(row.group_key, (credits.get(row.group_key) ?? 0) + row.billable_tokens);
   for (const [model, total] of [...credits].sort((a, b) => b[1] - a[1])) {
@@ -48,7 +45,7 @@ async function tour(emulator: Emulator) {
   console.log("\n2. Top users by credits, last week (every page of /users):");
   const perUser = new Map<string, number>();
   let rows = 0;
-  for await (const row of client.analytics.users({ startDate: weekStart, endDate: yesterday, limit: operations.listAnalyticsUsers.params.limit.schema.maximum })) {
+  for await (const row of client.analytics.users({ ...week, limit: operations.listAnalyticsUsers.params.limit.schema.maximum })) {
     rows++;
     const who = row.user_email ?? row.user_id;
     perUser.set(who, (perUser.get(who) ?? 0) + row.billable_tokens);
@@ -67,12 +64,13 @@ async function tour(emulator: Emulator) {
   });
   console.log(`   sent ${sent.messageId}: ${sent.status}`);
   let status = sent.status;
-  for (;;) {
-    const current = await client.sessions.get(session.sessionId);
-    if (current.status !== status) console.log(`   status: ${(status = current.status)}`);
-    if (current.status === "idle") break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await client.sessions.waitUntilIdle(session.sessionId, {
+    interval: 100,
+    maxInterval: 500,
+    onPoll: (current) => {
+      if (current.status !== status) console.log(`   status: ${(status = current.status)}`);
+    },
+  });
   // The API lists no messages; the emulator writes the reply under a predictable id (see replyIdOf).
   const reply = await client.sessions.getMessage(session.sessionId, replyIdOf(sent.messageId));
   console.log(`   reply (${reply.role}):`);

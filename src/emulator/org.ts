@@ -1,5 +1,6 @@
 // The emulated organization, drawn once from the seed at startup: its people (with their habits, which drive the
 // daily facts), readiness reports and enterprise-control history. Everything here is small and fast to build.
+import { isDeepStrictEqual } from "node:util";
 import type {
   DelegationLevel,
   EnterpriseControlChange,
@@ -185,7 +186,7 @@ function buildHistory(seed: string, users: readonly OrgUser[], start: number, no
     mcpPolicy: { enabled: true, allowlist: ["github"] },
     sessionRetentionDays: 30,
   };
-  // Each revision changes one setting; the mutations are small and always leave a valid snapshot.
+  // Each revision changes at least one setting; the mutations are small and always leave a valid snapshot.
   const mutations: Array<(s: EnterpriseControlSettings) => EnterpriseControlSettings> = [
     (s) => ({ ...s, sessionRetentionDays: random.pick([14, 30, 60, 90, 180]) }),
     (s) => ({ ...s, enableAgentShield: !s.enableAgentShield }),
@@ -201,7 +202,13 @@ function buildHistory(seed: string, users: readonly OrgUser[], start: number, no
   const span = Math.max(DAY_MS, now - start);
   const changes: EnterpriseControlChange[] = [];
   for (let revision = 1; revision <= count; revision++) {
-    if (revision > 1) settings = random.pick(mutations)(settings);
+    if (revision > 1) {
+      // A revision records a change: draw again while a mutation leaves every setting as it was.
+      let next: EnterpriseControlSettings;
+      do next = random.pick(mutations)(settings);
+      while (isDeepStrictEqual(next, settings));
+      settings = next;
+    }
     const admin = random.pick(admins);
     changes.push({
       revision,

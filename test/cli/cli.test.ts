@@ -1,25 +1,18 @@
-// The `orgagent` CLI as a user runs it: a subprocess against the emulator, configured by ORGAGENT_* variables
-// or flags, with its output formats, its exit codes and bad input. The CLI is bundled once with esbuild (as the
-// package ships it: commander and csv-parse inlined), because `node --import tsx` costs about a second per run;
-// one test also runs the source through tsx, the way a contributor does.
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+// The `orgagent` CLI's commands as a user runs them: a subprocess against the emulator, configured by ORGAGENT_*
+// variables or flags, with their output formats, exit codes and bad input. Output is piped here (machine output);
+// test/cli/terminal.test.ts covers the terminal, pipes closed early, error wording, help and completion.
+import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { run } from "../../src/cli.js";
+import { lineFinder } from "../../src/cli/limits.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { OrgAgent, type UserRow } from "../../src/index.js";
+import { OrgAgent, dateRange, type EnterpriseControlChange, type UserRow } from "../../src/index.js";
+import { bundleCli, cleanEnv, day, runProcess, writeFile, type Run } from "./support.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const DAY = 86_400_000;
-const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
 const range = ["--start", day(3), "--end", day(1)];
 // Replies take 30 s of emulator time: a test moves the emulator's clock (`offset`) instead of waiting.
-const TIMING = { sessionStartMs: 100, replyMs: 30_000, installMs: 3_600_000 };
+const TIMING = { sessionStartMs: 100, replyMs: 30_000, installMs: 60_000 };
 let offset = 0;
 
 let emulator: Emulator;
@@ -28,63 +21,26 @@ let dir: string;
 let bundle: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "orgagent-cli-"));
-  bundle = join(dir, "orgagent.mjs");
-  [emulator] = await Promise.all([
-    startEmulator({ seed: "cli", timing: TIMING, now: () => Date.now() + offset }),
-    build({
-      entryPoints: [join(root, "src/cli.ts")],
-      outfile: bundle,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      logLevel: "warning",
-      // commander is CommonJS and requires node built-ins; an ES module bundle needs a `require` for it.
-      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    }),
-  ]);
+  [emulator, { dir, bundle }] = await Promise.all([startEmulator({ seed: "cli", timing: TIMING, now: () => Date.now() + offset }), bundleCli()]);
   sdk = new OrgAgent({ baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, apiKey: emulator.keys.owner });
 });
 afterAll(() => emulator?.close());
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the CLI with the emulator's URLs and owner key in the environment (overridable per call). */
-function orgagent(args: string[], env: Record<string, string> = {}, { source = false } = {}): Promise<Run> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORGAGENT_")));
+function orgagent(args: string[], env: Record<string, string> = {}, { source = false, input }: { source?: boolean; input?: string } = {}): Promise<Run> {
   const entry = source ? ["--import", "tsx", "src/cli.ts"] : [bundle];
-  const child = spawn(process.execPath, [...entry, ...args], {
-    cwd: root,
-    env: {
-      ...inherited,
-      ORGAGENT_BASE_URL: emulator.baseUrl,
-      ORGAGENT_APP_URL: emulator.appUrl,
-      ORGAGENT_API_KEY: emulator.keys.owner,
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
-
-function csvFile(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
+  return runProcess(
+    process.execPath,
+    [...entry, ...args],
+    cleanEnv({ ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_APP_URL: emulator.appUrl, ORGAGENT_API_KEY: emulator.keys.owner, ...env }),
+    input,
+  );
 }
 
 const computer = (name: string) => emulator.org.computers.find((c) => c.name === name)!.id;
+const tsv = (text: string) => text.trim().split("\n").map((line) => line.split("\t"));
 
-describe.concurrent("help and usage", () => {
+describe.concurrent("usage", () => {
   test("runs from source through tsx", async () => {
     const [help, computerRun] = await Promise.all([
       orgagent(["--help"], {}, { source: true }),
@@ -95,70 +51,83 @@ describe.concurrent("help and usage", () => {
     expect(JSON.parse(computerRun.stdout)).toMatchObject({ name: "build-box-eu-1", status: "active" });
   });
 
-  test("--help lists every command group and the exit codes (exit 0)", async () => {
-    const { code, stdout } = await orgagent(["--help"]);
-    expect(code).toBe(0);
-    for (const group of ["analytics", "limits", "sessions", "computers", "readiness", "controls"]) expect(stdout).toContain(group);
-    expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
-  });
-
-  test("--help works on every subcommand", async () => {
-    const runs = await Promise.all([
-      orgagent(["analytics", "users", "--help"]),
-      orgagent(["limits", "set", "--help"]),
-      orgagent(["sessions", "wait", "--help"]),
-    ]);
-    expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
-    expect(runs[0]!.stdout).toContain("--page-size");
-    expect(runs[1]!.stdout).toContain("line number");
-    expect(runs[2]!.stdout).toContain("--timeout");
-  });
-
-  test("usage errors exit 2: unknown command, missing option, unknown format, bad number", async () => {
+  test("usage errors exit 2: unknown command, no date range, --end without --start, conflicting ranges, unknown format, bad number", async () => {
     const runs = await Promise.all([
       orgagent(["analytics", "costs"]),
-      orgagent(["analytics", "tokens", "--start", day(2)]),
+      orgagent(["analytics", "tokens"]),
+      orgagent(["analytics", "tokens", "--end", day(2)]),
+      orgagent(["analytics", "tokens", "--days", "7", "--start", day(9)]),
       orgagent(["analytics", "tokens", ...range, "--format", "xml"]),
       orgagent(["analytics", "users", ...range, "--page-size", "ten"]),
       orgagent(["analytics"]),
+      orgagent(["analytics", "tokens", "--month", "2026-13"]),
     ]);
-    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2]);
+    expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
     expect(runs[0]!.stderr).toContain("unknown command");
-    expect(runs[1]!.stderr).toContain("--end");
-    expect(runs[2]!.stderr).toContain("table, json, ndjson, csv");
+    expect(runs[1]!.stderr).toContain("orgagent: no date range.\nPass --start YYYY-MM-DD (and --end, default yesterday), --days N or --month YYYY-MM.");
+    expect(runs[2]!.stderr).toContain("--end needs --start");
+    expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
+    expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
+    expect(runs[5]!.stderr).toContain("--page-size takes a whole number from 1 to 100");
+    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM from 2026-01 to \d{4}-\d{2}\.\n/);
   });
 
   test("missing configuration exits 2 and names the flag and the variable", async () => {
     const noKey = await orgagent(["computers", "get", "x"], { ORGAGENT_API_KEY: "" });
     expect(noKey.code).toBe(2);
-    expect(noKey.stderr).toContain("--api-key or set ORGAGENT_API_KEY");
+    expect(noKey.stderr).toContain("orgagent: no API key.\nSet ORGAGENT_API_KEY or pass --api-key");
     const noApp = await orgagent(["readiness", "list"], { ORGAGENT_APP_URL: "" });
     expect(noApp.code).toBe(2);
-    expect(noApp.stderr).toContain("ORGAGENT_APP_URL");
+    expect(noApp.stderr).toContain("Set ORGAGENT_APP_URL or pass --app-url");
   });
 });
 
 describe.concurrent("analytics", () => {
-  test("json output is the rows the SDK returns; flags override the environment", async () => {
-    const { code, stdout } = await orgagent(["analytics", "tokens", ...range, "--format", "json", "--group-by", "model", "--api-key", emulator.keys.manager], {
-      ORGAGENT_API_KEY: emulator.keys.member, // would get 403: the flag must win
-    });
-    expect(code).toBe(0);
+  test("json output is the rows the SDK returns; flags override the environment; --json is the alias of --format json", async () => {
+    const args = ["analytics", "tokens", ...range, "--group-by", "model", "--api-key", emulator.keys.manager];
+    const member = { ORGAGENT_API_KEY: emulator.keys.member }; // would get 403: the flag must win
+    const [format, alias] = await Promise.all([orgagent([...args, "--format", "json"], member), orgagent([...args, "--json"], member)]);
+    expect([format.code, alias.code]).toEqual([0, 0]);
     const expected = await sdk.analytics.tokens({ startDate: day(3), endDate: day(1), group_by: "model" });
-    expect(JSON.parse(stdout)).toEqual(expected.data);
+    expect(JSON.parse(format.stdout)).toEqual(expected.data);
+    expect(alias.stdout).toBe(format.stdout);
   });
 
-  test("table and csv show one line per row, nested objects flattened to dotted columns", async () => {
-    const [table, csv] = await Promise.all([
-      orgagent(["analytics", "activity", ...range]),
-      orgagent(["analytics", "activity", ...range, "--format", "csv"]),
+  test("--json with fields keeps those fields, in that order; an unknown field is a usage error listing the known ones", async () => {
+    const [picked, unknown] = await Promise.all([
+      orgagent(["analytics", "activity", ...range, "--json", "sessions,date"]),
+      orgagent(["analytics", "activity", ...range, "--json", "date,nope"]),
     ]);
+    expect(picked.code).toBe(0);
+    const rows = JSON.parse(picked.stdout) as object[];
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(Object.keys(row)).toEqual(["sessions", "date"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^orgagent: unknown --json field nope\nFields: date, daily_active_users, .*user_messages\.\n$/);
+  });
+
+  test("piped, a table is tab-separated with a header and every column; csv is the same cells, quoted as CSV", async () => {
+    const [table, csv] = await Promise.all([orgagent(["analytics", "activity", ...range]), orgagent(["analytics", "activity", ...range, "--format", "csv"])]);
     expect([table.code, csv.code]).toEqual([0, 0]);
-    const header = csv.stdout.trim().split("\n")[0]!;
-    expect(header.split(",")).toEqual(expect.arrayContaining(["date", "daily_active_users", "daily_active_users_by_client.web"]));
-    expect(csv.stdout.trim().split("\n")).toHaveLength(1 + 3);
-    expect(table.stdout.trim().split("\n")).toHaveLength(1 + 3);
-    expect(table.stdout.split("\n")[0]).toMatch(/^date\s+daily_active_users\s+weekly_active_users/);
+    const lines = tsv(table.stdout);
+    expect(lines).toHaveLength(1 + 3);
+    expect(lines[0]!.slice(0, 3)).toEqual(["date", "daily_active_users", "weekly_active_users"]);
+    expect(lines[0]).toContain("daily_active_users_by_client.web");
+    expect(csv.stdout.trim().split("\n").map((line) => line.split(","))).toEqual(lines);
+  });
+
+  test("--days N and --month YYYY-MM are the SDK's date ranges; --start alone runs to yesterday", async () => {
+    const month = dateRange.lastDays(40).startDate.slice(0, 7);
+    const [days, byMonth, fromStart] = await Promise.all([
+      orgagent(["analytics", "productivity", "--days", "5", "--json", "date"]),
+      orgagent(["analytics", "productivity", "--month", month, "--json", "date"]),
+      orgagent(["analytics", "productivity", "--start", day(2), "--json", "date"]),
+    ]);
+    const dates = (r: Run) => (JSON.parse(r.stdout) as Array<{ date: string }>).map((row) => row.date);
+    expect(dates(days)).toEqual([5, 4, 3, 2, 1].map(day));
+    const expected = dateRange.month(month);
+    expect([dates(byMonth)[0], dates(byMonth).at(-1)]).toEqual([expected.startDate, expected.endDate]);
+    expect(dates(fromStart)).toEqual([day(2), day(1)]);
   });
 
   test("users pages through everything; ndjson streams one row a line; no progress line when stderr is not a terminal", async () => {
@@ -173,7 +142,7 @@ describe.concurrent("analytics", () => {
   });
 
   test("a progress line on stderr when stderr is a terminal, cleared at the end", async () => {
-    // In process, to give the CLI a terminal: the same `run` the bin calls, with a stderr that says it is a TTY.
+    // In process, to give the CLI a terminal on stderr only: the same `run` the bin calls.
     const stdout = new PassThrough();
     const stderr = Object.assign(new PassThrough(), { isTTY: true });
     let out = "";
@@ -181,31 +150,24 @@ describe.concurrent("analytics", () => {
     stdout.on("data", (chunk) => (out += chunk));
     stderr.on("data", (chunk) => (err += chunk));
     const flags = ["--api-key", emulator.keys.owner, "--base-url", emulator.baseUrl];
-    const io = { stdout, stderr } as unknown as Parameters<typeof run>[1];
-    const code = await run([...flags, "analytics", "users", ...range, "--page-size", "100", "--format", "csv"], io);
+    const code = await run([...flags, "analytics", "users", ...range, "--page-size", "100", "--format", "csv"], { stdout, stderr });
     expect(code).toBe(0);
     expect(err).toMatch(/\r\x1b\[2Kusers: 100 rows, 1 page\r\x1b\[2Kusers: 200 rows, 2 pages/);
     expect(err.endsWith("\r\x1b[2K")).toBe(true);
     expect(out.trim().split("\n").length).toBeGreaterThan(200);
   });
 
-  test("today's date exits 2 before anything is sent", async () => {
-    const { code, stderr } = await orgagent(["analytics", "productivity", "--start", day(1), "--end", day(0)]);
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/nothing was sent.*endDate/);
-  });
-
   test("an API error exits 1 with the status and the detail: a member key on analytics", async () => {
     const { code, stderr } = await orgagent(["analytics", "tools", ...range], { ORGAGENT_API_KEY: emulator.keys.member });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/403 Forbidden: .*Member/);
+    expect(stderr).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member/);
   });
 });
 
 describe("limits set", () => {
   test("applies every entry of a file with a header, in chunks (exit 0)", async () => {
     const users = emulator.org.users;
-    const file = csvFile("all.csv", ["email,limit", ...users.map((u, i) => `${u.email},${500 + i}`)].join("\n"));
+    const file = writeFile(dir, "all.csv", ["email,limit", ...users.map((u, i) => `${u.email},${500 + i}`)].join("\n"));
     const { code, stdout } = await orgagent(["limits", "set", "--file", file]);
     expect([code, stdout.trim()]).toEqual([0, `Applied ${users.length} of ${users.length} limits; rejected 0.`]);
     expect(emulator.limits().get(users.at(-1)!.email)).toBe(500 + users.length - 1);
@@ -213,49 +175,172 @@ describe("limits set", () => {
 
   test("rejected entries are listed with their lines and the exit code is 3; columns may come in any order", async () => {
     const [a, b] = emulator.org.users;
-    const file = csvFile("mixed.csv", `limit,email\n7000,${a!.email}\n5,nobody@acme-robotics.com\n-1,${b!.email}\n`);
+    const file = writeFile(dir, "mixed.csv", `limit,email\n7000,${a!.email}\n5,nobody@acme-robotics.com\n6,nobody-else@acme-robotics.com\n8,${b!.email}\n`);
     const { code, stdout } = await orgagent(["limits", "set", "--file", file]);
     expect(code).toBe(3);
-    expect(stdout).toContain("Applied 1 of 3 limits; rejected 2.");
-    expect(stdout).toMatch(/line 3 {2}nobody@acme-robotics\.com: No user/);
-    expect(stdout).toMatch(new RegExp(`line 4 {2}${b!.email.replace(/\./g, "\\.")}: The limit must be zero or more`));
+    expect(stdout).toContain("Applied 2 of 4 limits; rejected 2.");
+    expect(stdout).toMatch(/rejected {2}line 3 {2}nobody@acme-robotics\.com: No user/);
+    expect(stdout).toMatch(/rejected {2}line 4 {2}nobody-else@acme-robotics\.com: No user/);
     expect(emulator.limits().get(a!.email)).toBe(7000);
+  });
+
+  test("a repeated e-mail (in any letter case): the later row is the one entry sent, and a rejection blames its line", async () => {
+    const [a, b] = emulator.org.users;
+    const rows = [`${a!.email},100`, `${b!.email},200`, `${a!.email.toUpperCase()},300`, "ghost@acme-robotics.com,1", "GHOST@acme-robotics.com,2"];
+    const file = writeFile(dir, "repeated.csv", `${rows.join("\n")}\n`);
+    const dry = await orgagent(["limits", "set", "--file", file, "--dry-run", "--json"]);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toEqual({
+      users: [
+        { email: a!.email.toUpperCase(), limit: 300 },
+        { email: b!.email, limit: 200 },
+        { email: "GHOST@acme-robotics.com", limit: 2 },
+      ],
+    });
+    expect(dry.stderr).toContain(`warning: line 3: ${a!.email.toUpperCase()} is also on line 1; line 3 wins (limit 300)`);
+    const table = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
+    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 3 {2}/);
+    const sent = await orgagent(["limits", "set", "--file", file]);
+    expect(sent.code).toBe(3);
+    expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1.");
+    expect(sent.stdout).toMatch(/rejected {2}line 5 {2}GHOST@acme-robotics\.com: No user/);
+    expect(emulator.limits().get(a!.email)).toBe(300);
   });
 
   test("malformed rows are all reported with their line numbers and nothing is sent (exit 2)", async () => {
     const [a, b] = emulator.org.users;
     const before = emulator.limits();
-    const file = csvFile("bad.csv", `${a!.email},123456\n\n${b!.email}\nnot-an-email,5\n${b!.email},lots\n${a!.email},1,2\n`);
-    const { code, stdout, stderr } = await orgagent(["limits", "set", "--file", file]);
+    const file = writeFile(dir, "bad.csv", `${a!.email},123456\n\n${b!.email}\nnot-an-email,5\n${b!.email},lots\n${a!.email},1,2\n${a!.email},1.5\n`);
+    const { code, stdout, stderr } = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toContain("4 malformed rows, nothing was sent");
-    for (const line of [3, 4, 5, 6]) expect(stderr).toContain(`line ${line}:`);
+    expect(stderr).toContain("5 malformed rows, nothing was sent");
+    for (const line of [3, 4, 5, 6, 7]) expect(stderr).toContain(`line ${line}:`);
     expect(stderr).not.toContain("line 1:");
     expect(emulator.limits()).toEqual(before);
+  });
+
+  test("a file separated by ';' or tabs: every row is reported with a hint at --delimiter, which then reads it", async () => {
+    const [a, b] = emulator.org.users;
+    const semicolons = writeFile(dir, "semicolons.csv", `email;limit\n${a!.email};10\n${b!.email};20\n`);
+    const tabs = writeFile(dir, "tabs.csv", `${a!.email}\t10\n${b!.email}\t20\n`);
+    const [semi, tab, semiOk, tabOk] = await Promise.all([
+      orgagent(["limits", "set", "--file", semicolons, "--dry-run"]),
+      orgagent(["limits", "set", "--file", tabs, "--dry-run"]),
+      orgagent(["limits", "set", "--file", semicolons, "--dry-run", "--delimiter", ";"]),
+      orgagent(["limits", "set", "--file", tabs, "--dry-run", "--delimiter", "tab"]),
+    ]);
+    expect([semi.code, tab.code, semiOk.code, tabOk.code]).toEqual([2, 2, 0, 0]);
+    expect(semi.stderr).toContain(`the rows seem to be separated by ";", not ",": pass --delimiter ';'`);
+    expect(tab.stderr).toContain(`the rows seem to be separated by tabs, not ",": pass --delimiter tab`);
+    expect(semiOk.stdout).toContain("Would set 2 limits");
+    expect(tabOk.stdout).toContain("Would set 2 limits");
+  });
+
+  test("40,000 rows of one unknown e-mail: one entry sent, its rejection blamed on the last line, in linear time", async () => {
+    const file = writeFile(dir, "one-ghost.csv", Array.from({ length: 40_000 }, (_, i) => `ghost@acme-robotics.com,${i}`).join("\n"));
+    const { code, stdout, stderr, ms } = await orgagent(["limits", "set", "--file", file]);
+    expect(code).toBe(3);
+    expect(stdout).toBe("Applied 0 of 1 limits; rejected 1.\n  rejected  line 40000  ghost@acme-robotics.com: No user with this e-mail in the organization.\n");
+    expect(stderr.trim().split("\n")).toHaveLength(11);
+    expect(stderr).toContain("... and 39989 more rows repeat an earlier e-mail");
+    expect(ms).toBeLessThan(5_000); // 40,000 entries sent and looked up one by one took 12 s
+  });
+
+  test("the line of each rejected entry is found in linear time: 200,000 entries in well under a second", () => {
+    const entries = Array.from({ length: 200_000 }, (_, i) => ({ email: `user${i}@example.com`, limit: i }));
+    const lines = entries.map((_, i) => i + 2);
+    const started = performance.now();
+    const lineOf = lineFinder(entries, lines);
+    let total = 0;
+    for (const { email } of entries) total += lineOf(email.toUpperCase())!;
+    expect(total).toBe(lines.reduce((sum, line) => sum + line, 0));
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   test("a key that may not set limits exits 1 with the 403, and nothing is applied", async () => {
     const [a] = emulator.org.users;
     const before = emulator.limits();
-    const file = csvFile("member.csv", `email,limit\n${a!.email},9000\n`);
+    const file = writeFile(dir, "member.csv", `email,limit\n${a!.email},9000\n`);
     const { code, stderr } = await orgagent(["limits", "set", "--file", file], { ORGAGENT_API_KEY: emulator.keys.member });
     expect(code).toBe(1);
     expect(stderr).toMatch(/403/);
     expect(emulator.limits()).toEqual(before);
   });
 
-  test("an unreadable or empty file exits 2", async () => {
-    const [missing, empty] = await Promise.all([
-      orgagent(["limits", "set", "--file", join(dir, "missing.csv")]),
-      orgagent(["limits", "set", "--file", csvFile("empty.csv", "email,limit\n")]),
+  test("an unreadable or empty file exits 2; - reads standard input", async () => {
+    const [a] = emulator.org.users;
+    const [missing, empty, stdin] = await Promise.all([
+      orgagent(["limits", "set", "--file", `${dir}/missing.csv`]),
+      orgagent(["limits", "set", "--file", writeFile(dir, "empty.csv", "email,limit\n")]),
+      orgagent(["limits", "set", "--file", "-", "--dry-run"], {}, { input: `${a!.email},77\n` }),
     ]);
-    expect([missing.code, empty.code]).toEqual([2, 2]);
+    expect([missing.code, empty.code, stdin.code]).toEqual([2, 2, 0]);
     expect(missing.stderr).toContain("cannot read");
+    expect(stdin.stdout).toContain(`line 1  ${a!.email}  77`);
   });
 });
 
-describe("sessions, computers, readiness, controls", () => {
+describe("readiness and controls", () => {
+  test("readiness list pages through everything; an empty list still has its CSV header", async () => {
+    const [reports, empty] = await Promise.all([
+      orgagent(["readiness", "list", "--page-size", "7", "--format", "ndjson"]),
+      orgagent(["readiness", "list", "--repo-id", "nobody/nothing", "--format", "csv"]),
+    ]);
+    expect([reports.code, empty.code]).toEqual([0, 0]);
+    const all = (await sdk.readiness.list({ limit: 1000 })).reports;
+    expect(reports.stdout.trim().split("\n").map((l) => JSON.parse(l).reportId)).toEqual(all.map((r) => r.reportId));
+    expect(empty.stdout).toBe("reportId,createdAt,repoUrl,branch,criteria_met\n");
+  });
+
+  test("controls history pages through everything and names the settings each revision changed", async () => {
+    const history = await orgagent(["controls", "history", "--page-size", "10", "--format", "csv"]);
+    expect(history.code).toBe(0);
+    const lines = history.stdout.trim().split("\n");
+    expect(lines[0]).toBe("revision,updatedAt,changed,name,email");
+    const rows = lines.slice(1).map((line) => line.split(","));
+    expect(rows.map((row) => Number(row[0]))).toEqual(Array.from({ length: rows.length }, (_, i) => rows.length - i));
+    expect(rows.at(-1)![2]).toBe("(first revision)");
+    for (const row of rows) expect(row[2]).toMatch(/^[\w.]+( [\w.]+)*$|^\(first revision\)$/);
+  });
+
+  test("controls history --max N still names what the oldest shown revision changed", async () => {
+    const { stdout } = await orgagent(["controls", "history", "--max", "3"]);
+    const rows = tsv(stdout).slice(1);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row[2]).not.toBe("");
+  });
+
+  test("controls diff REV [REV]: each changed setting with its two values, and only those", async () => {
+    const changes: EnterpriseControlChange[] = [];
+    for await (const change of sdk.enterpriseControls.history({ limit: 100 })) changes.push(change);
+    const settingsOf = (revision: number) => changes.find((c) => c.revision === revision)!.settings;
+    const [one, two] = await Promise.all([orgagent(["controls", "diff", "14", "--json"]), orgagent(["controls", "diff", "10", "14", "--json"])]);
+    expect([one.code, two.code]).toEqual([0, 0]);
+    for (const [result, from, to] of [[one, 13, 14], [two, 10, 14]] as const) {
+      const diff = JSON.parse(result.stdout) as Array<{ setting: string; before?: unknown; after?: unknown }>;
+      expect(diff.length).toBeGreaterThan(0);
+      const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
+      for (const { setting, before, after } of diff) {
+        expect(before).toEqual(at(settingsOf(from), setting));
+        expect(after).toEqual(at(settingsOf(to), setting));
+        expect(isDeepStrictEqual(before, after)).toBe(false);
+      }
+    }
+    const table = await orgagent(["controls", "diff", "14"]);
+    expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
+  });
+
+  test("controls diff of the first revision, or of one that does not exist, says so", async () => {
+    const [first, missing, bad] = await Promise.all([orgagent(["controls", "diff", "1"]), orgagent(["controls", "diff", "3", "999"]), orgagent(["controls", "diff", "x"])]);
+    expect([first.code, missing.code, bad.code]).toEqual([2, 1, 2]);
+    expect(first.stderr).toContain("revision 1 is the first");
+    expect(missing.stderr).toContain("no revision 999 in the history");
+    expect(bad.stderr).toContain("<revision> takes a whole number");
+  });
+});
+
+describe("sessions and computers (these move the emulator's clock)", () => {
   test("create, send, wait until idle, read the reply", async () => {
     const created = await orgagent(["sessions", "create", "--computer", computer("build-box-eu-1"), "--cwd", "/srv/app"]);
     expect(created.code).toBe(0);
@@ -264,47 +349,58 @@ describe("sessions, computers, readiness, controls", () => {
 
     const sent = await orgagent(["sessions", "send", sessionId, "make", "the", "build", "faster"]);
     const { messageId } = JSON.parse(sent.stdout) as { messageId: string };
-    const tooSoon = await orgagent(["sessions", "wait", sessionId, "--timeout", "1", "--interval", "100"]);
+    const tooSoon = await orgagent(["sessions", "wait", sessionId, "--timeout", "1"]);
     expect(tooSoon.code).toBe(4);
-    expect(tooSoon.stderr).toMatch(/still (pending|running) after 1 s/);
+    expect(tooSoon.stderr).toMatch(/^orgagent: session sess_\w+ is still (pending|running) after 1 s\.\nWait longer with --timeout SECONDS/);
 
     offset += TIMING.sessionStartMs + TIMING.replyMs;
-    const waited = await orgagent(["sessions", "wait", sessionId, "--interval", "200"]);
+    const waited = await orgagent(["sessions", "wait", sessionId]);
     expect(waited.code).toBe(0);
     expect(JSON.parse(waited.stdout)).toMatchObject({ sessionId, status: "idle", messageCount: 2 });
     const reply = await orgagent(["sessions", "message", sessionId, replyIdOf(messageId), "--format", "text"]);
     expect(reply.stdout).toContain('"make the build faster"');
-    const got = await orgagent(["sessions", "get", sessionId]);
-    expect(JSON.parse(got.stdout)).toMatchObject({ title: "make the build faster" });
+    const got = await orgagent(["sessions", "get", sessionId, "--json", "title,status"]);
+    expect(JSON.parse(got.stdout)).toEqual({ title: "make the build faster", status: "idle" });
   });
 
-  test("computers by id and by name; retry-install is accepted once, then refused while it runs", async () => {
-    const [byId, byName] = await Promise.all([
-      orgagent(["computers", "get", computer("gpu-box-1")]),
-      orgagent(["computers", "by-name", "gpu-box-1"]),
-    ]);
+  test("sessions send --wait prints the message id and the idle session once the agent has answered", async () => {
+    const { sessionId } = await sdk.sessions.create({ computerId: computer("build-box-us-2") });
+    offset += TIMING.sessionStartMs;
+    const sending = orgagent(["sessions", "send", sessionId, "why", "is", "CI", "red?", "--wait", "--timeout", "20"]);
+    // The agent answers once the emulator's clock has moved on; the CLI polls every second meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    offset += TIMING.replyMs;
+    const { code, stdout } = await sending;
+    expect(code).toBe(0);
+    const { messageId, session } = JSON.parse(stdout) as { messageId: string; session: { status: string; messageCount: number } };
+    expect(session).toMatchObject({ status: "idle", messageCount: 2 });
+    expect((await sdk.sessions.getMessage(sessionId, replyIdOf(messageId))).role).toBe("assistant");
+  });
+
+  test("computers: by id and by name; wait on a failed install exits 1 naming the step; retry-install, then wait until active", async () => {
+    const gpu = computer("gpu-box-1");
+    const [byId, byName] = await Promise.all([orgagent(["computers", "get", gpu]), orgagent(["computers", "by-name", "gpu-box-1"])]);
     expect(JSON.parse(byId.stdout)).toEqual(JSON.parse(byName.stdout));
-    const retried = await orgagent(["computers", "retry-install", computer("gpu-box-1")]);
+
+    const failed = await orgagent(["computers", "wait", gpu]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^orgagent: computer gpu-box-1 \(cmp_\w+\) is error: step "Install dependencies" failed: apt-get install .*\n/);
+    expect(failed.stderr).toContain(`orgagent computers retry-install ${gpu}`);
+
+    const retried = await orgagent(["computers", "retry-install", gpu]);
     expect(retried.code).toBe(0);
     expect(JSON.parse(retried.stdout)).toMatchObject({ status: "provisioning" });
-    const again = await orgagent(["computers", "retry-install", computer("gpu-box-1")]);
+    const again = await orgagent(["computers", "retry-install", gpu]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("409 Conflict");
+    const tooSoon = await orgagent(["computers", "wait", gpu, "--timeout", "1"]);
+    expect(tooSoon.code).toBe(4);
+    expect(tooSoon.stderr).toContain(`computer ${gpu} is still provisioning after 1 s.`);
+
+    offset += TIMING.installMs;
+    const active = await orgagent(["computers", "wait", gpu, "--json", "status"]);
+    expect([active.code, active.stdout]).toEqual([0, '{\n  "status": "active"\n}\n']);
     const unknown = await orgagent(["computers", "by-name", "nope"]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("404 Not Found")]);
-  });
-
-  test("readiness list and controls history page through everything", async () => {
-    const [reports, history] = await Promise.all([
-      orgagent(["readiness", "list", "--page-size", "7", "--format", "ndjson"]),
-      orgagent(["controls", "history", "--page-size", "10", "--format", "csv"]),
-    ]);
-    expect([reports.code, history.code]).toEqual([0, 0]);
-    const all = (await sdk.readiness.list({ limit: 1000 })).reports;
-    expect(reports.stdout.trim().split("\n").map((l) => JSON.parse(l).reportId)).toEqual(all.map((r) => r.reportId));
-    const lines = history.stdout.trim().split("\n");
-    expect(lines[0]).toBe("revision,updatedAt,email,name,settings");
-    const revisions = lines.slice(1).map((line) => Number(line.split(",")[0]));
-    expect(revisions).toEqual(Array.from({ length: revisions.length }, (_, i) => revisions.length - i));
   });
 });

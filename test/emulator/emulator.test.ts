@@ -1,6 +1,7 @@
 // The emulator behaves like the service: pages that end, figures that agree, limits that stick, sessions that
 // move, computers that provision, keys with roles and the documented 400s. Driven through the SDK (and by hand
 // where the SDK would refuse to send), with the emulator's clock under the test's control.
+import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { FIRST_DATA_DAY, replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
@@ -292,6 +293,15 @@ describe("readiness reports and enterprise-control history", () => {
     expect(revisions).toEqual(Array.from({ length: revisions.length }, (_, i) => revisions.length - i));
     expect(pages.at(-1)!.pagination).toEqual({ hasMore: false, nextCursor: null });
     for (const page of pages.slice(0, -1)) expect(page.pagination).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+  });
+});
+
+describe("enterprise-control history records changes", () => {
+  test("every revision changes at least one setting from the one before", async () => {
+    const changes = await all(sdk.enterpriseControls.history({ limit: 100 }));
+    expect(changes.length).toBeGreaterThan(50);
+    const unchanged = changes.slice(0, -1).filter((change, i) => isDeepStrictEqual(change.settings, changes[i + 1]!.settings));
+    expect(unchanged.map((c) => c.revision)).toEqual([]);
   });
 });
 

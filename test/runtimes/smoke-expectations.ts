@@ -36,6 +36,7 @@ const tokensDaily = first("getAnalyticsTokens");
 const tokensGrouped = named("getAnalyticsTokens", (page) => page.data.every((row: Json) => "group_key" in row));
 const usersMiddle = first("listAnalyticsUsers");
 const usersLast = named("listAnalyticsUsers", (page) => page.meta.has_more === false);
+const sessionIdle = named("getSession", (session) => session.status === "idle");
 
 export function smokeConfig(prismUrl: string) {
   return {
@@ -44,7 +45,7 @@ export function smokeConfig(prismUrl: string) {
     appUrl: prismUrl,
     startDate: tokensDaily.meta.start_date as string,
     endDate: tokensDaily.meta.end_date as string,
-    examples: { groupedTokens: tokensGrouped.name, lastUsersPage: usersLast.name },
+    examples: { groupedTokens: tokensGrouped.name, lastUsersPage: usersLast.name, idleSession: sessionIdle.name },
   };
 }
 
@@ -55,6 +56,7 @@ export const expectedSummary = {
   userPageSizes: [usersMiddle.data.length, usersLast.value.data.length],
   readinessReportIds: first("listReadinessReports").reports.map((report: Json) => report.reportId),
   sessionStatus: first("createSession").status,
+  waited: { status: sessionIdle.value.status, lastWeekDays: 7 },
   messageRole: first("getSessionMessage").role,
   computerName: first("getComputerByName").name,
   rawComputerId: first("getComputer").id,

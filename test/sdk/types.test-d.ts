@@ -29,7 +29,19 @@ import type {
   UsageLimitsUpdateResponse,
   UserRow,
 } from "../../src/index.js";
-import { OrgAgent, PagePromise, isKnownHookInput, parseHookInput } from "../../src/index.js";
+import {
+  ComputerProvisioningError,
+  OrgAgent,
+  OrgAgentError,
+  PagePromise,
+  WaitTimeoutError,
+  dateRange,
+  isKnownHookInput,
+  parseHookInput,
+  type DateRange,
+  type ProvisioningStep,
+  type WaitOptions,
+} from "../../src/index.js";
 
 declare const client: OrgAgent;
 const dates = { startDate: "2026-03-02", endDate: "2026-03-03" };
@@ -146,7 +158,62 @@ describe("hooks", () => {
   });
 });
 
+describe("waiting and date ranges", () => {
+  it("waitUntilIdle resolves to a Session; onPoll sees Sessions", async () => {
+    const session = await client.sessions.waitUntilIdle("sess_1", {
+      interval: 500,
+      maxInterval: 2_000,
+      timeout: 60_000,
+      requestTimeout: 5_000,
+      signal: AbortSignal.timeout(1_000),
+      headers: { "x-trace": "1" },
+      onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Session>(),
+    });
+    expectTypeOf(session).toEqualTypeOf<Session>();
+  });
+
+  it("sendMessageAndWait resolves to the message id and the idle session", async () => {
+    const result = await client.sessions.sendMessageAndWait("sess_1", { text: "hi" }, { timeout: 30_000 });
+    expectTypeOf(result).toEqualTypeOf<{ messageId: string; session: Session }>();
+  });
+
+  it("waitUntilActive resolves to a Computer; its errors carry the computer, the step and the snapshot", async () => {
+    expectTypeOf(await client.computers.waitUntilActive("cmp_1")).toEqualTypeOf<Computer>();
+    expectTypeOf<ComputerProvisioningError>().toMatchTypeOf<OrgAgentError>();
+    expectTypeOf<ComputerProvisioningError["computer"]>().toEqualTypeOf<Computer>();
+    expectTypeOf<ComputerProvisioningError["step"]>().toEqualTypeOf<ProvisioningStep | undefined>();
+    expectTypeOf<WaitTimeoutError<Session>["snapshot"]>().toEqualTypeOf<Session | undefined>();
+    expectTypeOf<WaitTimeoutError>().toMatchTypeOf<OrgAgentError>();
+    expectTypeOf<WaitOptions<Computer>["onPoll"]>().toEqualTypeOf<((snapshot: Computer) => void) | undefined>();
+  });
+
+  it("dateRange returns { startDate, endDate }, spread into analytics queries", async () => {
+    expectTypeOf(dateRange.lastDays(7)).toEqualTypeOf<DateRange>();
+    expectTypeOf(dateRange.month("2026-10", { now: new Date() })).toEqualTypeOf<DateRange>();
+    expectTypeOf(dateRange.yesterday({ now: 1_790_000_000_000 })).toEqualTypeOf<DateRange>();
+    expectTypeOf((await client.analytics.tokens({ ...dateRange.lastDays(30), group_by: "model" })).data).toEqualTypeOf<CreditsGroupedRow[]>();
+  });
+});
+
 describe("calls that must not compile", () => {
+  it("rejects wrong wait options and date-range arguments", () => {
+    // @ts-expect-error interval in a string ("1s")
+    void client.sessions.waitUntilIdle("sess_1", { interval: "1s" });
+    // @ts-expect-error onPoll of a session does not take a Computer
+    void client.sessions.waitUntilIdle("sess_1", { onPoll: (c: Computer) => c.name });
+    // @ts-expect-error unknown wait option
+    void client.computers.waitUntilActive("cmp_1", { pollEvery: 1_000 });
+    // @ts-expect-error the session id is required
+    void client.sessions.waitUntilIdle();
+    // @ts-expect-error sendMessageAndWait needs the message body
+    void client.sessions.sendMessageAndWait("sess_1", { timeout: 1_000 });
+    // @ts-expect-error a month is "YYYY-MM" text, not a number
+    void dateRange.month(202610);
+    // @ts-expect-error lastDays takes a number of days
+    void dateRange.lastDays("7");
+  });
+
+
   it("rejects wrong parameters", () => {
     // @ts-expect-error unknown group_by value
     void client.analytics.tokens({ ...dates, group_by: "user" });

@@ -14,7 +14,9 @@ import {
   OrgAgent,
   OrgAgentError,
   ValidationError,
+  dateRange,
   type ClientOptions,
+  type DateRange,
   type CreditsGroupedRow,
   type ReadinessReport,
   type Session,
@@ -33,7 +35,7 @@ export interface SmokeConfig {
    * grouped `/tokens` call asks for the grouped example, and requests that continue a list from a cursor ask for
    * the last page of `/users`, so iterating the list ends as a real one does.
    */
-  examples: { groupedTokens: string; lastUsersPage: string };
+  examples: { groupedTokens: string; lastUsersPage: string; idleSession: string };
 }
 
 /** What the smoke saw; the runner compares it with what the spec's examples say, the same on every runtime. */
@@ -44,6 +46,8 @@ export interface SmokeSummary {
   userPageSizes: number[];
   readinessReportIds: string[];
   sessionStatus: Session["status"];
+  /** What waitUntilIdle resolved to, and how many days dateRange.lastDays(7) spans. */
+  waited: { status: Session["status"]; lastWeekDays: number };
   messageRole: string;
   computerName: string;
   rawComputerId: string;
@@ -96,6 +100,14 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   const sent = await client.sessions.sendMessage(session.sessionId, { text: "Run the test suite." });
   const message = await client.sessions.getMessage(session.sessionId, sent.messageId);
   const computer = await client.computers.getByName("build-box-eu-1");
+
+  // Waiting on a session (Prism's idle example settles it at once), and a date range that ends yesterday (UTC).
+  const idle = await client.sessions.waitUntilIdle(session.sessionId, {
+    interval: 100,
+    timeout: 10_000,
+    headers: { Prefer: `code=200, example=${config.examples.idleSession}` },
+  });
+  const week: DateRange = dateRange.lastDays(7);
 
   // The raw openapi-fetch client, typed by the spec's paths.
   const raw = await client.raw.GET("/api/v0/computers/{computerId}", {
@@ -152,6 +164,7 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     userPageSizes,
     readinessReportIds: reports.map((report) => report.reportId),
     sessionStatus: session.status,
+    waited: { status: idle.status, lastWeekDays: (Date.parse(week.endDate) - Date.parse(week.startDate)) / 86_400_000 + 1 },
     messageRole: message.role,
     computerName: computer.name,
     rawComputerId: raw.data.id,
@@ -171,6 +184,10 @@ export function wrongUsesDoNotCompile(client: OrgAgent): void {
   void client.sessions.create({ cwd: "/tmp" });
   // @ts-expect-error text must be a string
   void client.sessions.sendMessage("sess_1", { text: 42 });
+  // @ts-expect-error wait intervals are milliseconds, a number
+  void client.sessions.waitUntilIdle("sess_1", { interval: "1s" });
+  // @ts-expect-error a month is "YYYY-MM" text
+  void dateRange.month(202610);
   // @ts-expect-error a path the spec does not have
   void client.raw.GET("/api/v0/nowhere");
   // @ts-expect-error rows of a grouped call are grouped rows

@@ -1,0 +1,137 @@
+// One run of the CLI: its streams, its exit code, and the SDK client built from the global flags and ORGAGENT_*
+// variables (checked here, so that a bad value is named as the user typed it).
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { OrgAgent, type LogLevel, type Logger } from "../index.js";
+import { CliError, EXIT, HostUnreachableError, type FailureContext } from "./errors.js";
+import { Output, type Io } from "./output.js";
+
+interface GlobalOptions {
+  apiKey?: string;
+  baseUrl?: string;
+  appUrl?: string;
+  debug?: boolean;
+}
+
+const LOG_LEVELS = ["off", "error", "warn", "info", "debug"];
+// Failures that mean nothing listens there (or no such host): the CLI reports them at once instead of retrying.
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "no such host",
+};
+
+export class Context implements FailureContext {
+  readonly out: Output;
+  exitCode: number = EXIT.ok;
+  command: string | undefined;
+  fields: Record<string, string> = {};
+  keySource = "ORGAGENT_API_KEY";
+  hostSource = "ORGAGENT_BASE_URL (or --base-url)";
+  origin: string | undefined;
+
+  constructor(
+    readonly io: Io,
+    readonly env: Readonly<Record<string, string | undefined>> = process.env,
+  ) {
+    this.out = new Output(io);
+  }
+
+  /** Starts a command: its name for hints, and which of its flags give which SDK field. */
+  begin(command: Command, fields: Record<string, string> = {}): void {
+    this.command = commandPath(command);
+    this.fields = fields;
+  }
+
+  /** The SDK client for a command, from the global flags and the ORGAGENT_* variables. */
+  client(command: Command, { appHost = false } = {}): OrgAgent {
+    const options = command.optsWithGlobals<GlobalOptions>();
+    const source = (key: keyof GlobalOptions, flag: string, variable: string) =>
+      command.getOptionValueSourceWithGlobals(key) === "cli" ? flag : variable;
+    this.keySource = source("apiKey", "--api-key", "ORGAGENT_API_KEY");
+    const host = appHost ? { key: "appUrl", flag: "--app-url", variable: "ORGAGENT_APP_URL" } as const : { key: "baseUrl", flag: "--base-url", variable: "ORGAGENT_BASE_URL" } as const;
+    this.hostSource = source(host.key, host.flag, host.variable);
+    if (!options.apiKey) {
+      throw new CliError("no API key.", EXIT.usage, "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).");
+    }
+    const url = options[host.key];
+    if (!url) {
+      const what = appHost ? "no app host (it serves readiness reports)." : "no API host.";
+      throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);
+    }
+    if (!isHttpUrl(url)) {
+      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(url)}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
+    }
+    return new OrgAgent({
+      apiKey: options.apiKey,
+      baseUrl: appHost ? (options.baseUrl && isHttpUrl(options.baseUrl) ? options.baseUrl : url) : url,
+      appUrl: appHost ? url : options.appUrl && isHttpUrl(options.appUrl) ? options.appUrl : undefined,
+      logLevel: this.logLevel(options.debug),
+      logger: this.logger(),
+      fetch: (input, init) => this.fetch(input, init),
+    });
+  }
+
+  /** --debug, else ORGAGENT_LOG, else nothing: the CLI reports failures itself. */
+  private logLevel(debug: boolean | undefined): LogLevel {
+    if (debug) return "debug";
+    const level = this.env.ORGAGENT_LOG?.toLowerCase();
+    if (!level) return "off";
+    if (!LOG_LEVELS.includes(level)) {
+      throw new CliError(`ORGAGENT_LOG=${this.env.ORGAGENT_LOG} is not a log level.`, EXIT.usage, "Use off, error, warn, info or debug (or pass --debug).");
+    }
+    return level as LogLevel;
+  }
+
+  /** SDK logs go to stderr (the SDK has already replaced the key with ***). */
+  private logger(): Logger {
+    const write = (message: string) => void this.io.stderr.write(`${message}\n`);
+    return { error: write, warn: write, info: write, debug: write };
+  }
+
+  private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const url = new URL(input instanceof Request ? input.url : input);
+    this.origin = url.origin;
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      const reason = unreachable(error);
+      if (reason) throw new HostUnreachableError(url.origin, reason, error);
+      throw error;
+    }
+  }
+}
+
+function unreachable(error: unknown): string | undefined {
+  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
+    if (UNREACHABLE[e.code]) return UNREACHABLE[e.code];
+    // Happy eyeballs: one failure per address tried.
+    const codes = Array.isArray(e.errors) ? e.errors.map((inner: any) => inner?.code) : [];
+    if (codes.length && codes.every((code: string) => code === "ECONNREFUSED")) return UNREACHABLE.ECONNREFUSED;
+  }
+  return undefined;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "http:" || protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** A command's full name: `orgagent analytics users`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+/** A file's text, or standard input's for `-`. */
+export function readInput(path: string): string {
+  try {
+    return readFileSync(path === "-" ? 0 : path, "utf8");
+  } catch (error) {
+    throw new CliError(`cannot read ${path === "-" ? "standard input" : path}: ${(error as Error).message}`, EXIT.usage, "Check the path (- reads standard input).");
+  }
+}

@@ -1,0 +1,129 @@
+// Failures in the CLI's own words: what went wrong, naming the flag or variable the user typed, on one line, and
+// what to do about it on the next. Every failure maps to one of the documented exit codes.
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  ComputerProvisioningError,
+  OrgAgentError,
+  RateLimitError,
+  ValidationError,
+} from "../index.js";
+import { UnknownFieldError } from "./output.js";
+
+export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, timeout: 4 } as const;
+
+/** A failure that ends the command with a given exit code, a message and a hint. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A connection the CLI gives up on at once: retrying a refused connection or an unknown host only delays the answer. */
+export class HostUnreachableError extends OrgAgentError {
+  override name = "HostUnreachableError";
+  constructor(
+    readonly origin: string,
+    readonly reason: string,
+    cause: unknown,
+  ) {
+    super(`cannot connect to ${origin}: ${reason}`, { cause });
+  }
+}
+
+/** What the error explanation needs to know about the run. */
+export interface FailureContext {
+  /** The command's full name, e.g. `orgagent analytics tokens`. */
+  command: string | undefined;
+  /** The flag or argument each SDK field was given by: `query.endDate` → `--end`. */
+  fields: Readonly<Record<string, string>>;
+  /** Where the API key came from, as the user would name it: `ORGAGENT_API_KEY` or `--api-key`. */
+  keySource: string;
+  /** Where the host of the last request came from: `ORGAGENT_BASE_URL` or `--base-url`. */
+  hostSource: string;
+  /** Origin of the last request sent. */
+  origin: string | undefined;
+}
+
+export interface Explained {
+  message: string;
+  hint: string | undefined;
+  exitCode: number;
+}
+
+const ADMIN_ROLES = "analytics, usage limits and enterprise controls need a Manager or Owner key";
+
+export function explain(error: unknown, context: FailureContext): Explained {
+  const help = context.command ? `Run '${context.command} --help' for usage.` : "Run 'orgagent --help' for usage.";
+  const result = (message: string, hint: string | undefined, exitCode: number): Explained => ({ message, hint, exitCode });
+  if (error instanceof CliError) return result(error.message, error.hint, error.exitCode);
+  if (error instanceof UnknownFieldError) {
+    return result(error.message, error.known.length ? `Fields: ${error.known.join(", ")}.` : help, EXIT.usage);
+  }
+  if (error instanceof ValidationError) {
+    const flag = context.fields[error.field] ?? error.field.replace(/^(query|body|path)\./, "");
+    const value = typeof error.value === "string" ? error.value : JSON.stringify(error.value);
+    const lag = /yesterday/.test(error.allowed)
+      ? "Nothing was sent. Analytics data lags a day: the latest date is yesterday (UTC); --days N and --month YYYY-MM give ready-made ranges."
+      : `Nothing was sent. ${help}`;
+    return result(`${flag} ${value ?? "(missing)"} is not allowed: expected ${error.allowed}.`, lag, EXIT.usage);
+  }
+  if (error instanceof HostUnreachableError) {
+    const check = error.reason === "no such host" ? "Check the host name in" : "Is the server running? Check";
+    return result(`${error.message} (not retried).`, `${check} ${context.hostSource}.`, EXIT.error);
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return result(`no answer from ${context.origin ?? "the API"}: ${lower(error.message)}`, `Check ${context.hostSource} and the network, or try again later.`, EXIT.error);
+  }
+  if (error instanceof APIConnectionError) {
+    return result(`cannot reach ${context.origin ?? "the API"}: ${error.message.replace(/^Connection error: /, "")}`, `Check ${context.hostSource} and the network.`, EXIT.error);
+  }
+  if (error instanceof APIError) return explainStatus(error, context);
+  if (error instanceof ComputerProvisioningError) {
+    const id = error.computer.id;
+    return result(lower(error.message), `Fix the cause on the computer, then run 'orgagent computers retry-install ${id}' and 'orgagent computers wait ${id}'.`, EXIT.error);
+  }
+  if (error instanceof APIUserAbortError) return result("interrupted.", undefined, EXIT.error);
+  if (error instanceof OrgAgentError) return result(lower(error.message), help, EXIT.error);
+  return result(error instanceof Error ? error.message : String(error), undefined, EXIT.error);
+}
+
+function explainStatus(error: APIError, context: FailureContext): Explained {
+  const answer = `the API answered ${error.message}`;
+  let hint: string;
+  switch (error.status) {
+    case 401:
+      hint = `Check the key in ${context.keySource}; ${ADMIN_ROLES}.`;
+      break;
+    case 403:
+      hint = `The key in ${context.keySource} may not do this: ${ADMIN_ROLES}.`;
+      break;
+    case 404:
+      hint = "Check the id or name (they are case-sensitive).";
+      break;
+    case 409:
+      hint = "The resource is busy or not ready: wait for it ('orgagent computers wait ID') and try again.";
+      break;
+    case 429: {
+      const after = error instanceof RateLimitError && error.retryAfter !== undefined ? ` in ${Math.ceil(error.retryAfter / 1000)} s` : " later";
+      hint = `Rate limited: try again${after}.`;
+      break;
+    }
+    default:
+      hint =
+        error.status >= 500
+          ? `The service failed; try again later${error.requestId ? ` and quote request ${error.requestId} if it persists` : ""}.`
+          : `Nothing was changed. ${context.command ? `Run '${context.command} --help' for usage.` : ""}`.trim();
+  }
+  return { message: answer, hint, exitCode: EXIT.error };
+}
+
+function lower(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

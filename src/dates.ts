@@ -1,0 +1,72 @@
+// Ready-made analytics date ranges in UTC, clamped to the days the spec says can be queried (`x-date-range`:
+// the earliest data day, and yesterday as the latest), so a range never asks for today.
+import { operations } from "../generated/spec-tables.js";
+import { ValidationError } from "./core/errors.js";
+import { yesterdayUTC } from "./core/validate.js";
+
+/** The `startDate` and `endDate` of an analytics query, both `YYYY-MM-DD` (UTC, inclusive). */
+export interface DateRange {
+  startDate: string;
+  endDate: string;
+}
+
+export interface DateRangeOptions {
+  /** The current time (a Date or Unix milliseconds), for tests and scripts replaying a day. Default: now. */
+  now?: Date | number | undefined;
+}
+
+const bounds = operations.getAnalyticsTokens.params.startDate.schema.dateRange;
+const DAY_MS = 86_400_000;
+
+/**
+ * Analytics date ranges in UTC. Each returns `{ startDate, endDate }` to spread into an analytics query, clamped to
+ * the queryable days: never before the earliest data day, never after yesterday (today's data is not ready).
+ *
+ *     await client.analytics.tokens({ ...dateRange.lastDays(7), group_by: "model" });
+ */
+export const dateRange = {
+  /** Yesterday alone: the latest day with data. */
+  yesterday(options?: DateRangeOptions): DateRange {
+    const end = latest(options);
+    return { startDate: end, endDate: end };
+  },
+
+  /** The `days` days ending yesterday (`lastDays(7)`: the past week, yesterday included). */
+  lastDays(days: number, options?: DateRangeOptions): DateRange {
+    if (!Number.isSafeInteger(days) || days < 1) throw new ValidationError("days", days, "a whole number of days, 1 or more");
+    const end = latest(options);
+    // Compared in milliseconds first: a huge `days` would be past the range a Date can format.
+    const start = Date.parse(end) - (days - 1) * DAY_MS;
+    return { startDate: start < Date.parse(bounds.earliest) ? bounds.earliest : isoDay(start), endDate: end };
+  },
+
+  /** One calendar month, `"YYYY-MM"`: the current month runs to yesterday, the first month starts at the first data day. */
+  month(month: string, options?: DateRangeOptions): DateRange {
+    const end = latest(options);
+    const match = typeof month === "string" ? /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month) : null;
+    const allowed = `a month YYYY-MM from ${bounds.earliest.slice(0, 7)} to ${end.slice(0, 7)}`;
+    if (!match) throw new ValidationError("month", month, allowed);
+    const first = `${month}-01`;
+    const last = isoDay(Date.UTC(Number(match[1]), Number(match[2]), 0));
+    const range = { startDate: clampStart(first), endDate: last < end ? last : end };
+    if (range.startDate > range.endDate) throw new ValidationError("month", month, allowed);
+    return range;
+  },
+};
+
+/** Yesterday (UTC) by the given clock, or the spec's fixed latest day if it has one. */
+function latest(options?: DateRangeOptions): string {
+  const now = options?.now === undefined ? undefined : new Date(options.now);
+  if (now && Number.isNaN(now.getTime())) throw new ValidationError("now", options?.now, "a valid Date or Unix milliseconds");
+  const end = (bounds.latest as string) === "yesterday" ? yesterdayUTC(now) : bounds.latest;
+  if (end < bounds.earliest) throw new ValidationError("now", options?.now ?? Date.now(), `a time after ${bounds.earliest}, the first data day`);
+  return end;
+}
+
+function clampStart(date: string): string {
+  return date < bounds.earliest ? bounds.earliest : date;
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

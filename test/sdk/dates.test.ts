@@ -1,0 +1,89 @@
+// dateRange: the usual analytics ranges in UTC, clamped to the days the spec allows (x-date-range: the first data
+// day, and yesterday), so that a range built from it is always accepted, by the SDK's checks and by the emulator.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
+import { startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { OrgAgent, ValidationError, dateRange } from "../../src/index.js";
+
+const { earliest } = operations.getAnalyticsTokens.params.startDate.schema.dateRange;
+// 2026-11-22 at 00:30 UTC: half an hour into the day, when "yesterday" in a local time zone may still be the 20th.
+const now = Date.UTC(2026, 10, 22, 0, 30);
+
+describe("dateRange", () => {
+  test("yesterday is the day before today in UTC", () => {
+    expect(dateRange.yesterday({ now })).toEqual({ startDate: "2026-11-21", endDate: "2026-11-21" });
+    expect(dateRange.yesterday({ now: new Date(Date.UTC(2026, 2, 1, 23, 59)) })).toEqual({ startDate: "2026-02-28", endDate: "2026-02-28" });
+  });
+
+  test("lastDays(n) is the n days ending yesterday, never before the first data day", () => {
+    expect(dateRange.lastDays(1, { now })).toEqual(dateRange.yesterday({ now }));
+    expect(dateRange.lastDays(7, { now })).toEqual({ startDate: "2026-11-15", endDate: "2026-11-21" });
+    expect(dateRange.lastDays(30, { now })).toEqual({ startDate: "2026-10-23", endDate: "2026-11-21" });
+    expect(dateRange.lastDays(10_000, { now })).toEqual({ startDate: earliest, endDate: "2026-11-21" });
+    expect(dateRange.lastDays(Number.MAX_SAFE_INTEGER, { now })).toEqual({ startDate: earliest, endDate: "2026-11-21" });
+  });
+
+  test("month(YYYY-MM) is the whole month, cut at yesterday for the current one and at the first data day for the first", () => {
+    expect(dateRange.month("2026-10", { now })).toEqual({ startDate: "2026-10-01", endDate: "2026-10-31" });
+    expect(dateRange.month("2026-02", { now })).toEqual({ startDate: "2026-02-01", endDate: "2026-02-28" });
+    expect(dateRange.month("2026-11", { now })).toEqual({ startDate: "2026-11-01", endDate: "2026-11-21" });
+    expect(dateRange.month(earliest.slice(0, 7), { now })).toEqual({ startDate: earliest, endDate: "2026-01-31" });
+  });
+
+  test("a month with no queryable day, a malformed month or a bad day count is a ValidationError naming what is allowed", () => {
+    const cases: Array<[() => unknown, string, RegExp]> = [
+      [() => dateRange.month("2026-12", { now }), "month", /a month YYYY-MM from 2026-01 to 2026-11/],
+      [() => dateRange.month("2025-12", { now }), "month", /from 2026-01/],
+      [() => dateRange.month("2026-11", { now: Date.UTC(2026, 10, 1, 8) }), "month", /to 2026-10/], // the 1st: nothing yet
+      [() => dateRange.month("2026-1", { now }), "month", /YYYY-MM/],
+      [() => dateRange.month("2026-13", { now }), "month", /YYYY-MM/],
+      [() => dateRange.lastDays(0, { now }), "days", /1 or more/],
+      [() => dateRange.lastDays(1.5, { now }), "days", /whole number/],
+      [() => dateRange.yesterday({ now: Number.NaN }), "now", /valid Date/],
+      [() => dateRange.yesterday({ now: Date.UTC(2026, 0, 14, 12) }), "now", /after 2026-01-14/],
+    ];
+    for (const [call, field, allowed] of cases) {
+      let error: unknown;
+      try {
+        call();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toBe(field);
+      expect((error as ValidationError).allowed).toMatch(allowed);
+    }
+  });
+
+  test("without `now`, the range ends yesterday by the real clock", () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect(dateRange.lastDays(3).endDate).toBe(yesterday);
+  });
+});
+
+describe("dateRange against the emulator: every range is accepted", () => {
+  let emulator: Emulator;
+  let client: OrgAgent;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: "dates", users: 10 });
+    client = new OrgAgent({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.owner });
+  });
+  afterAll(() => emulator?.close());
+
+  test("yesterday, the last 7 and 400 days, this month and the first month", async () => {
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    const ranges = [dateRange.yesterday(), dateRange.lastDays(7), dateRange.lastDays(400), dateRange.month(earliest.slice(0, 7))];
+    // On the 1st of a month (UTC) the current month has no queryable day yet.
+    if (new Date().getUTCDate() > 1) ranges.push(dateRange.month(thisMonth));
+    for (const range of ranges) {
+      const page = await client.analytics.activity(range);
+      expect(page.data.map((row) => row.date)).toEqual(days(range.startDate, range.endDate));
+    }
+  });
+});
+
+function days(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
