@@ -23,4 +23,20 @@ export type { RequestOptions } from "./core/request.js";
 export { isKnownHookInput, parseHookInput } from "./hooks.js";
 export type { HookInput, KnownHookInput, UnknownHookInput, UnknownHookEventName } from "./hooks.js";
 export type { AnalyticsPage } from "./resources.js";
+export { buildAnalyticsReport } from "./report/data.js";
+export type {
+  ActivitySection,
+  AnalyticsReport,
+  BuildReportOptions,
+  CreditsSection,
+  HooksSection,
+  PreviousPeriod,
+  ProductivitySection,
+  ReportPart,
+  ReportProgress,
+  ReportRange,
+  ToolsSection,
+  TopUser,
+  TopUsersSection,
+} from "./report/data.js";
 export type * from "../generated/openapi.js";
