@@ -101,7 +101,7 @@ function creditsSection({ credits, range }: AnalyticsReport, chart: Chart): stri
   return section("credits", "Credits by model", takeaway, svg, table + previousNote(credits) + details("Credits per day", daily));
 }
 
-function activitySection({ activity }: AnalyticsReport, chart: Chart): string {
+function activitySection({ activity, range }: AnalyticsReport, chart: Chart): string {
   const series = [
     { name: "Daily", value: (d: (typeof activity.daily)[number]) => d.dailyActiveUsers },
     { name: "Trailing 7 days", value: (d: (typeof activity.daily)[number]) => d.weeklyActiveUsers },
@@ -113,7 +113,7 @@ function activitySection({ activity }: AnalyticsReport, chart: Chart): string {
   const takeaway =
     `${dec(activity.averageDailyActiveUsers)} people a day on average` +
     (peak ? ` (peak ${int(peak.users)} on ${peak.date})` : "") +
-    `; ${int(activity.monthlyActiveUsersAtEnd)} active in the 30 days to the last day` +
+    `; ${int(activity.monthlyActiveUsersAtEnd)} active in the 30 days to ${range.endDate}` +
     (main ? `; ${main.client} is the main client (${dec(main.averageDailyActiveUsers)} a day).` : ".");
   const users = dailyLines(chart, activity.daily, series, "Active users", (d) =>
     `${d.date}: ${int(d.dailyActiveUsers)} that day, ${int(d.weeklyActiveUsers)} in 7 days, ${int(d.monthlyActiveUsers)} in 30 days`,
@@ -133,8 +133,8 @@ function activitySection({ activity }: AnalyticsReport, chart: Chart): string {
   const totals = tableOf(
     ["", "People"],
     [
-      ["Active in the last 7 days", int(activity.weeklyActiveUsersAtEnd)],
-      ["Active in the last 30 days", int(activity.monthlyActiveUsersAtEnd)],
+      [`Active in the 7 days to ${range.endDate}`, int(activity.weeklyActiveUsersAtEnd)],
+      [`Active in the 30 days to ${range.endDate}`, int(activity.monthlyActiveUsersAtEnd)],
     ],
   );
   const daily = tableOf(
@@ -452,7 +452,7 @@ section { background: var(--paper); border: 1px solid var(--line); border-radius
 .takeaway { font-size: 15px; margin: 0 0 12px; }
 .body { display: grid; grid-template-columns: auto minmax(0, 1fr); gap: 24px; align-items: start; }
 .numbers { overflow-x: auto; }
-.charts { display: flex; flex-wrap: wrap; gap: 8px 24px; }
+.charts { display: flex; flex-direction: column; gap: 8px; }
 .charts > svg, .charts > figure { margin: 0; }
 @media (max-width: 1200px) { .body { grid-template-columns: minmax(0, 1fr); } }
 table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; margin: 0 0 12px; }
