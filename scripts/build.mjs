@@ -114,25 +114,11 @@ if (has("src/report/index.ts")) {
     dts: false,
     clean: false,
   });
-  await build({
-    ...common,
-    entry: { "report/index": "src/report/index.ts" },
-    format: ["esm", "cjs"],
-    platform: "node",
-    esbuildPlugins: [sharedEntries("report/index")],
-    dts: false,
-    clean: false,
-  });
+  const report = { ...common, entry: { "report/index": "src/report/index.ts" }, format: ["esm", "cjs"], platform: "node", clean: false };
+  await build({ ...report, esbuildPlugins: [sharedEntries("report/index")], dts: false });
   // The declarations import the SDK's (`../index.js`) instead of inlining a copy: OrgAgent has private fields,
   // so a second declaration of it would be a different type to TypeScript.
-  await build({
-    ...common,
-    entry: { "report/index": "src/report/index.ts" },
-    format: ["esm", "cjs"],
-    external: [/^\.\.\/index\.js$/],
-    dts: { only: true, compilerOptions: { noEmit: false, declaration: true } },
-    clean: false,
-  });
+  await build({ ...report, external: [/^\.\.\/index\.js$/], dts: { only: true, compilerOptions: { noEmit: false, declaration: true } } });
   // rollup writes the external import relative to the source's place (src/report/ → '../../index.js'): point it
   // at dist/index.d.ts, and the CJS declarations at dist/index.d.cts.
   for (const [file, sdk] of [["index.d.ts", "../index.js"], ["index.d.cts", "../index.cjs"]]) {

@@ -338,17 +338,13 @@ function creditsOf(
 }
 
 function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): ActivitySection {
-  const byDate = new Map(rows.map((row) => [row.date, row]));
-  const daily = days.map((date) => {
-    const row = byDate.get(date);
-    return {
-      date,
-      dailyActiveUsers: row?.daily_active_users ?? 0,
-      weeklyActiveUsers: row?.weekly_active_users ?? 0,
-      monthlyActiveUsers: row?.monthly_active_users ?? 0,
-      byClient: { ...row?.daily_active_users_by_client },
-    };
-  });
+  const daily = perDay(days, rows, (date, row) => ({
+    date,
+    dailyActiveUsers: row?.daily_active_users ?? 0,
+    weeklyActiveUsers: row?.weekly_active_users ?? 0,
+    monthlyActiveUsers: row?.monthly_active_users ?? 0,
+    byClient: { ...row?.daily_active_users_by_client },
+  }));
   const clients = new Map<string, { total: number; peak: number }>();
   for (const day of daily) {
     for (const [client, users] of Object.entries(day.byClient)) {
@@ -436,17 +432,13 @@ function toolsOf(rows: readonly api.ToolsRow[]): ToolsSection {
 }
 
 function productivityOf(days: readonly string[], rows: readonly api.ProductivityRow[]): ProductivitySection {
-  const byDate = new Map(rows.map((row) => [row.date, row]));
-  const daily = days.map((date) => {
-    const row = byDate.get(date);
-    return {
-      date,
-      filesCreated: row?.files_created ?? 0,
-      filesEdited: row?.files_edited ?? 0,
-      commits: row?.git_commits ?? 0,
-      pullRequests: row?.git_prs_created ?? 0,
-    };
-  });
+  const daily = perDay(days, rows, (date, row) => ({
+    date,
+    filesCreated: row?.files_created ?? 0,
+    filesEdited: row?.files_edited ?? 0,
+    commits: row?.git_commits ?? 0,
+    pullRequests: row?.git_prs_created ?? 0,
+  }));
   const languages = tallyBy(rows.flatMap((row) => row.by_language.map((entry) => [entry.language, entry.count] as const)));
   const files = sum(languages.values());
   return {
@@ -479,6 +471,16 @@ function hooksOf(rows: readonly api.ToolsRow[]): HooksSection {
 }
 
 // Helpers -------------------------------------------------------------------------------------------------------
+
+/** One entry per day of the range, from that day's row when the API sent one (a day without usage may have none). */
+function perDay<Row extends { date: string }, Entry>(
+  days: readonly string[],
+  rows: readonly Row[],
+  entry: (date: string, row: Row | undefined) => Entry,
+): Entry[] {
+  const byDate = new Map(rows.map((row) => [row.date, row]));
+  return days.map((date) => entry(date, byDate.get(date)));
+}
 
 function sum(values: Iterable<number>): number {
   let total = 0;

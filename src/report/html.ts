@@ -151,15 +151,12 @@ function topUsersSection({ topUsers, credits }: AnalyticsReport, chart: Chart): 
   const takeaway = first
     ? `The ${top.length} heaviest of ${int(topUsers.people)} people used ${pct(topUsers.topShare)} of all credits; ${who(first)} alone used ${pct(first.share)}.`
     : "Nobody used the agent in this period.";
-  const svg = top.length
-    ? rankedBars(chart, top, {
-        label: (user) => who(user),
-        value: (user) => user.credits,
-        text: (user) => pct(user.share),
-        title: (user) => `${who(user)}: ${int(user.credits)} credits (${pct(user.share)}), ${int(user.activeDays)} active days, ${int(user.toolCalls)} tool calls, mostly ${user.primaryModel}`,
-        axis: "Credits",
-      })
-    : "";
+  const svg = rankedBars(chart, top, {
+    label: (user) => who(user),
+    value: (user) => user.credits,
+    title: (user) => `${who(user)}: ${int(user.credits)} credits (${pct(user.share)}), ${int(user.activeDays)} active days, ${int(user.toolCalls)} tool calls, mostly ${user.primaryModel}`,
+    axis: "Credits",
+  });
   const table = tableOf(
     ["#", "Person", "Credits", "Share", "Active days", "Sessions", "Main model"],
     top.map((user) => [String(user.rank), who(user), int(user.credits), pct(user.share), int(user.activeDays), int(user.sessions), user.primaryModel]),
@@ -177,25 +174,19 @@ function toolsSection({ tools }: AnalyticsReport, chart: Chart): string {
       (third ? `, and ${first.tool}, ${second!.tool} and ${third.tool} together ${pct(first.share + second!.share + third.share)}` : "") +
       (topServer ? `. MCP: ${int(tools.mcpCalls)} calls, ${topServer.server} the most (${pct(topServer.share)}).` : ". No MCP server was used.")
     : "No tool was called in this period.";
-  const toolBars = tools.top.length
-    ? rankedBars(chart, tools.top, {
-        label: (t) => t.tool,
-        value: (t) => t.calls,
-        text: (t) => pct(t.share),
-        title: (t) => `${t.tool}: ${int(t.calls)} calls (${pct(t.share)})`,
-        axis: `Calls, top ${tools.top.length} of ${tools.tools} tools`,
-      })
-    : "";
-  const serverBars = tools.mcpServers.length
-    ? rankedBars(chart, tools.mcpServers, {
-        label: (s) => s.server,
-        value: (s) => s.calls,
-        text: (s) => pct(s.share),
-        title: (s) => `${s.names.join(" / ")}: ${int(s.calls)} MCP calls (${pct(s.share)})`,
-        axis: "MCP calls by server",
-        color: "#9c6bdb",
-      })
-    : "";
+  const toolBars = rankedBars(chart, tools.top, {
+    label: (t) => t.tool,
+    value: (t) => t.calls,
+    title: (t) => `${t.tool}: ${int(t.calls)} calls (${pct(t.share)})`,
+    axis: `Calls, top ${tools.top.length} of ${tools.tools} tools`,
+  });
+  const serverBars = rankedBars(chart, tools.mcpServers, {
+    label: (s) => s.server,
+    value: (s) => s.calls,
+    title: (s) => `${s.names.join(" / ")}: ${int(s.calls)} MCP calls (${pct(s.share)})`,
+    axis: "MCP calls by server",
+    color: "#9c6bdb",
+  });
   const toolTable = tableOf(
     ["Tool", "Calls", "Share"],
     tools.top.map((t) => [t.tool, int(t.calls), pct(t.share)]),
@@ -245,16 +236,13 @@ function productivitySection({ productivity: p }: AnalyticsReport, chart: Chart)
     "Commits and pull requests per day",
     (d) => `${d.date}: ${int(d.commits)} commits, ${int(d.pullRequests)} pull requests`,
   );
-  const languageChart = p.byLanguage.length
-    ? rankedBars(chart, p.byLanguage, {
-        label: (l) => l.language,
-        value: (l) => l.files,
-        text: (l) => pct(l.share),
-        title: (l) => `${l.language}: ${int(l.files)} files (${pct(l.share)})`,
-        axis: "Files by language",
-        color: "#3ca951",
-      })
-    : "";
+  const languageChart = rankedBars(chart, p.byLanguage, {
+    label: (l) => l.language,
+    value: (l) => l.files,
+    title: (l) => `${l.language}: ${int(l.files)} files (${pct(l.share)})`,
+    axis: "Files by language",
+    color: "#3ca951",
+  });
   const table = tableOf(
     ["", "Total"],
     [
@@ -282,7 +270,6 @@ function hooksSection({ hooks }: AnalyticsReport, chart: Chart): string {
   const svg = rankedBars(chart, hooks.byEvent, {
     label: (e) => e.event,
     value: (e) => e.executions,
-    text: (e) => pct(e.share),
     title: (e) => `${e.event}: ${int(e.executions)} runs (${pct(e.share)})`,
     axis: "Runs by event",
     color: "#ff725c",
@@ -339,14 +326,15 @@ function dailyLines<D extends { date: string }>(
   });
 }
 
-/** Horizontal bars, largest first, each labelled with its share. */
-function rankedBars<T>(
+/** Horizontal bars, largest first, each labelled with its share; nothing when there are no items. */
+function rankedBars<T extends { share: number }>(
   chart: Chart,
   items: readonly T[],
-  spec: { label: (item: T) => string; value: (item: T) => number; text: (item: T) => string; title: (item: T) => string; axis: string; color?: string },
+  spec: { label: (item: T) => string; value: (item: T) => number; title: (item: T) => string; axis: string; color?: string },
 ): string {
+  if (!items.length) return "";
   const labels = items.map((item) => shorten(spec.label(item)));
-  const rows = items.map((item, i) => ({ label: labels[i]!, value: spec.value(item), text: spec.text(item), title: spec.title(item) }));
+  const rows = items.map((item, i) => ({ label: labels[i]!, value: spec.value(item), text: pct(item.share), title: spec.title(item) }));
   return chart({
     width: WIDTH / 2 + 120,
     height: 30 + 22 * rows.length,

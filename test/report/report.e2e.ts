@@ -19,7 +19,7 @@ import {
 } from "../../src/index.js";
 import { writeAnalyticsReport, type WrittenReport } from "../../src/report/index.js";
 import { root } from "../package/consumer-project.js";
-import { launchChromium } from "../runtimes/chromium.js";
+import { launchChromium, openOffline } from "../runtimes/chromium.js";
 
 const DAY_MS = 86_400_000;
 const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY_MS).toISOString().slice(0, 10);
@@ -35,8 +35,8 @@ let written: WrittenReport;
 let buildMs: number;
 let browser: Browser;
 let page: Page;
-const blocked: string[] = [];
-const errors: string[] = [];
+let blocked: string[];
+let errors: string[];
 /** The API's own answers, fetched separately from the report. */
 const api = {} as {
   credits: CreditsRow[];
@@ -79,18 +79,8 @@ beforeAll(async () => {
   });
 
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  const pageUrl = pathToFileURL(written.path).href;
   // Only the report itself may load: anything else (a font, an image, a script, another file) is refused.
-  await page.route("**/*", (route) => {
-    const url = route.request().url().split("#")[0]!;
-    if (url === pageUrl) return route.continue();
-    blocked.push(url);
-    return route.abort();
-  });
-  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-  page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(pageUrl);
+  ({ page, blocked, errors } = await openOffline(browser, pathToFileURL(written.path).href));
 }, 120_000);
 
 afterAll(async () => {
