@@ -170,8 +170,8 @@ export interface HooksSection {
   byHook: Array<{ event: string; matcher: string; command: string; executions: number }>;
 }
 
-export const TOP_USERS = 20;
-export const TOP_TOOLS = 15;
+const TOP_USERS = 20;
+const TOP_TOOLS = 15;
 
 /**
  * Options for reading every page of `/users`. When the SDK's paging takes `{ concurrency }` (parallel date

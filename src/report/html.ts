@@ -74,7 +74,7 @@ function creditsSection({ credits, range }: AnalyticsReport, chart: Chart): stri
     (top ? `; ${top.model} used the most (${pct(top.share)}).` : ".") +
     (credits.previous ? "" : ` Nothing to compare with: the API has no data before ${range.startDate}.`);
   const svg = chart({
-    ...timeFrame("Credits per day"),
+    ...timeFrame("Credits per day", range.days),
     color: { legend: true, domain: models },
     marks: [
       Plot.rectY(rows, {
@@ -211,7 +211,7 @@ function productivitySection({ productivity: p }: AnalyticsReport, chart: Chart)
     { date: utc(d.date), label: d.date, kind: "Created", files: d.filesCreated },
   ]);
   const filesChart = chart({
-    ...timeFrame("Files per day"),
+    ...timeFrame("Files per day", p.daily.length),
     color: { legend: true, domain: kinds, range: ["#97bbf5", "#3ca951"] },
     marks: [
       Plot.rectY(files, {
@@ -286,13 +286,13 @@ function hooksSection({ hooks }: AnalyticsReport, chart: Chart): string {
 
 const WIDTH = 880;
 
-/** The frame of a chart over the days of the range. */
-function timeFrame(yLabel: string): Plot.PlotOptions {
+/** The frame of a chart over `days` days: ticks on whole days, weeks or months (the data has no hours). */
+function timeFrame(yLabel: string, days: number): Plot.PlotOptions {
   return {
     width: WIDTH,
     height: 300,
     marginLeft: 56,
-    x: { type: "utc", label: null },
+    x: { type: "utc", label: null, ticks: days <= 16 ? "day" : days <= 120 ? "week" : "month" },
     y: { grid: true, label: yLabel, tickFormat: compact },
   };
 }
@@ -310,12 +310,14 @@ function dailyLines<D extends { date: string }>(
 ): string {
   const points = series.flatMap(({ name, value }) => daily.map((day) => ({ date: utc(day.date), series: name, value: value(day) })));
   return chart({
-    ...timeFrame(yLabel),
+    ...timeFrame(yLabel, daily.length),
     height: 260,
     color: { legend: true, domain: series.map((s) => s.name) },
     marks: [
       Plot.ruleY([0]),
-      Plot.lineY(points, { x: "date", y: "value", stroke: "series", strokeWidth: 2 }),
+      // z said outright: with few days Plot would otherwise warn on the console that the series look numeric.
+      // A mark on each day when there are few, so that even a single day shows.
+      Plot.lineY(points, { x: "date", y: "value", stroke: "series", z: "series", strokeWidth: 2, marker: daily.length <= 31 ? "circle" : null }),
       Plot.ruleX(daily, {
         x: (day: D) => utc(day.date),
         strokeWidth: Math.max(2, (WIDTH - 76) / daily.length),
@@ -337,7 +339,7 @@ function rankedBars<T extends { share: number }>(
   const rows = items.map((item, i) => ({ label: labels[i]!, value: spec.value(item), text: pct(item.share), title: spec.title(item) }));
   return chart({
     width: WIDTH / 2 + 120,
-    height: 30 + 22 * rows.length,
+    height: 50 + 22 * rows.length,
     // Plot does not measure text: about 6.2 px a character at its 10 px font.
     marginLeft: 12 + 6.2 * Math.max(...labels.map((label) => label.length)),
     marginRight: 48,

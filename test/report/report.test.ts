@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { FIRST_DATA_DAY, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import {
   APIUserAbortError,
@@ -283,8 +283,21 @@ describe("the page", () => {
   test("can load nothing: no script, no external address, and a Content-Security-Policy that forbids any request", () => {
     const html = renderReportHtml(report);
     expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
-    expect(html).not.toMatch(/<script|<link|<iframe|<img|\bsrc=|\bhref=|url\(/i);
+    // url(#…) points into the page itself (the line markers), never to a file or the network.
+    expect(html).not.toMatch(/<script|<link|<iframe|<img|\bsrc=|\bhref=|url\((?!#)/i);
     expect(html).not.toMatch(/\b(https?|ftp|file|data):/i);
+  });
+
+  test("draws a one-day report too, without a word on the console", async () => {
+    const oneDay = await buildAnalyticsReport(client(), { startDate: range.endDate, endDate: range.endDate });
+    const said: unknown[] = [];
+    const spies = (["log", "warn", "error"] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args) => said.push(args)));
+    try {
+      expect(renderReportHtml(oneDay)).toContain(`<section id="credits">`);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(said).toEqual([]);
   });
 
   test("has every section with a chart and a takeaway; hooks say so when none ran", () => {
