@@ -158,6 +158,23 @@ describe("the 90-day report of the emulator", () => {
     );
   });
 
+  test("the pointer over a bar, or anywhere above a day of a line chart, is on an element whose <title> has its numbers", async () => {
+    const hovered = await page.evaluate(() =>
+      [...document.querySelectorAll<SVGSVGElement>("section svg[viewBox]")].map((svg) => {
+        const titled = [...svg.querySelectorAll(":scope title")].map((title) => title.parentElement!);
+        const target = titled[Math.floor(titled.length / 2)];
+        if (!target) return `${svg.closest("section")!.id}: no title in this chart`;
+        // Over its middle; for a line chart's day that is half-way up the plot, where no line needs to be.
+        target.scrollIntoView({ block: "center" });
+        const box = target.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        return `${svg.closest("section")!.id}: ${hit?.querySelector(":scope > title")?.textContent ?? `no title under the pointer (${hit?.tagName})`}`;
+      }),
+    );
+    expect(hovered.length).toBeGreaterThanOrEqual(9);
+    for (const line of hovered) expect(line).toMatch(/^[\w-]+: (\d{4}-\d{2}-\d{2}|[^:]+: [\d,]+ )/);
+  });
+
   test("top users: the 20 people with the most credits over every /users page, in order, with their credits", async () => {
     const byUser = new Map<string, { email: string; credits: number }>();
     for (const row of api.users) {
