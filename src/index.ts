@@ -38,5 +38,5 @@ export type {
   ToolsSection,
   TopUser,
   TopUsersSection,
-} from "./report/data.js";
+} from "./report/types.js";
 export type * from "../generated/openapi.js";

@@ -3,8 +3,8 @@
 // hover, no script), and every section has a small table. The page loads nothing: no script, font or image, and
 // its Content-Security-Policy forbids any request, so it opens the same from any disk in any browser.
 import type { AnalyticsReport, CreditsSection, PreviousPeriod } from "../index.js";
-import * as Plot from "./charts.js";
-import { parseHTML } from "./charts.js";
+import { compact, days, dec, int, pct } from "./format.js";
+import { dailyLines, drawer, rankedBars, stackedDays, type Draw } from "./plots.js";
 
 export interface RenderReportOptions {
   /** Heading of the page. Default `Agent analytics`. */
@@ -13,8 +13,7 @@ export interface RenderReportOptions {
 
 /** The report as a complete HTML document (a string: write it with writeAnalyticsReport or any file API). */
 export function renderReportHtml(report: AnalyticsReport, options: RenderReportOptions = {}): string {
-  const { document } = parseHTML("<!doctype html><html><body></body></html>");
-  const chart = (plotOptions: Plot.PlotOptions) => (Plot.plot({ ...plotOptions, document }) as unknown as Element).outerHTML;
+  const chart = drawer();
   const title = options.title ?? "Agent analytics";
   const { range } = report;
   return `<!doctype html>
@@ -46,8 +45,6 @@ ${hooksSection(report, chart)}
 `;
 }
 
-type Chart = (options: Plot.PlotOptions) => string;
-
 // Sections ------------------------------------------------------------------------------------------------------
 
 function keyFigures({ credits, activity, tools, productivity, range }: AnalyticsReport): string {
@@ -61,34 +58,24 @@ function keyFigures({ credits, activity, tools, productivity, range }: Analytics
 </dl>`;
 }
 
-function creditsSection({ credits, range }: AnalyticsReport, chart: Chart): string {
+function creditsSection({ credits, range }: AnalyticsReport, chart: Draw): string {
   const models = credits.byModel.map((entry) => entry.model);
   const rows = credits.daily.flatMap((day) =>
     models
       .filter((model) => day.byModel[model])
-      .map((model) => ({ date: utc(day.date), model, credits: day.byModel[model]!, day: day.total, label: day.date })),
+      .map((model) => ({
+        date: day.date,
+        key: model,
+        value: day.byModel[model]!,
+        title: `${day.date} · ${model}: ${int(day.byModel[model]!)} credits (${int(day.total)} that day)`,
+      })),
   );
   const top = credits.byModel[0];
   const takeaway =
     `${compact(credits.total)} credits in ${days(range.days)}${credits.previous ? `, ${changeText(credits.previous)}` : ""}` +
     (top ? `; ${top.model} used the most (${pct(top.share)}).` : ".") +
     (credits.previous ? "" : ` Nothing to compare with: the API has no data before ${range.startDate}.`);
-  const svg = chart({
-    ...timeFrame("Credits per day", range.days),
-    color: { legend: true, domain: models },
-    marks: [
-      Plot.rectY(rows, {
-        x: "date",
-        interval: "day",
-        y: "credits",
-        fill: "model",
-        insetLeft: 0.5,
-        insetRight: 0.5,
-        title: (d: (typeof rows)[number]) => `${d.label} · ${d.model}: ${int(d.credits)} credits (${int(d.day)} that day)`,
-      }),
-      Plot.ruleY([0]),
-    ],
-  });
+  const svg = stackedDays(chart, { days: range.days, rows, keys: models, yLabel: "Credits per day" });
   const table = tableOf(
     ["Model", "Credits", "Share"],
     credits.byModel.map((entry) => [entry.model, int(entry.credits), pct(entry.share)]),
@@ -101,7 +88,7 @@ function creditsSection({ credits, range }: AnalyticsReport, chart: Chart): stri
   return section("credits", "Credits by model", takeaway, svg, table + previousNote(credits) + details("Credits per day", daily));
 }
 
-function activitySection({ activity, range }: AnalyticsReport, chart: Chart): string {
+function activitySection({ activity, range }: AnalyticsReport, chart: Draw): string {
   const series = [
     { name: "Daily", value: (d: (typeof activity.daily)[number]) => d.dailyActiveUsers },
     { name: "Trailing 7 days", value: (d: (typeof activity.daily)[number]) => d.weeklyActiveUsers },
@@ -145,7 +132,7 @@ function activitySection({ activity, range }: AnalyticsReport, chart: Chart): st
   return section("activity", "Active users", takeaway, users + byClient, table + totals + note + details("Active users per day", daily));
 }
 
-function topUsersSection({ topUsers, credits }: AnalyticsReport, chart: Chart): string {
+function topUsersSection({ topUsers, credits }: AnalyticsReport, chart: Draw): string {
   const { top } = topUsers;
   const first = top[0];
   const takeaway = first
@@ -166,7 +153,7 @@ function topUsersSection({ topUsers, credits }: AnalyticsReport, chart: Chart): 
   return section("top-users", `Top ${top.length} users by credits`, takeaway, svg, details("The numbers", table, true) + note);
 }
 
-function toolsSection({ tools }: AnalyticsReport, chart: Chart): string {
+function toolsSection({ tools }: AnalyticsReport, chart: Draw): string {
   const [first, second, third] = tools.top;
   const topServer = tools.mcpServers[0];
   const takeaway = first
@@ -200,31 +187,21 @@ function toolsSection({ tools }: AnalyticsReport, chart: Chart): string {
   return section("tools", "Tool calls and MCP servers", takeaway, toolBars + serverBars, toolTable + serverTable);
 }
 
-function productivitySection({ productivity: p }: AnalyticsReport, chart: Chart): string {
+function productivitySection({ productivity: p }: AnalyticsReport, chart: Draw): string {
   const language = p.byLanguage[0];
   const takeaway =
     `The agent created ${int(p.filesCreated)} files and edited ${int(p.filesEdited)}, made ${int(p.commits)} commits and opened ${int(p.pullRequests)} pull requests` +
     (language ? `; ${language.language} is ${pct(language.share)} of the files.` : ".");
-  const kinds = ["Edited", "Created"];
   const files = p.daily.flatMap((d) => [
-    { date: utc(d.date), label: d.date, kind: "Edited", files: d.filesEdited },
-    { date: utc(d.date), label: d.date, kind: "Created", files: d.filesCreated },
+    { date: d.date, key: "Edited", value: d.filesEdited, title: `${d.date} · edited: ${int(d.filesEdited)} files` },
+    { date: d.date, key: "Created", value: d.filesCreated, title: `${d.date} · created: ${int(d.filesCreated)} files` },
   ]);
-  const filesChart = chart({
-    ...timeFrame("Files per day", p.daily.length),
-    color: { legend: true, domain: kinds, range: ["#97bbf5", "#3ca951"] },
-    marks: [
-      Plot.rectY(files, {
-        x: "date",
-        interval: "day",
-        y: "files",
-        fill: "kind",
-        insetLeft: 0.5,
-        insetRight: 0.5,
-        title: (d: (typeof files)[number]) => `${d.label} · ${d.kind.toLowerCase()}: ${int(d.files)} files`,
-      }),
-      Plot.ruleY([0]),
-    ],
+  const filesChart = stackedDays(chart, {
+    days: p.daily.length,
+    rows: files,
+    keys: ["Edited", "Created"],
+    colors: ["#97bbf5", "#3ca951"],
+    yLabel: "Files per day",
   });
   const gitChart = dailyLines(
     chart,
@@ -263,7 +240,7 @@ function productivitySection({ productivity: p }: AnalyticsReport, chart: Chart)
   return section("productivity", "What the agent produced", takeaway, filesChart + gitChart + languageChart, table + languages + details("Per day", daily));
 }
 
-function hooksSection({ hooks }: AnalyticsReport, chart: Chart): string {
+function hooksSection({ hooks }: AnalyticsReport, chart: Draw): string {
   if (!hooks.executions) return section("hooks", "Hooks", "No hook ran in this period.", "", "");
   const first = hooks.byEvent[0]!;
   const takeaway = `Hooks ran ${int(hooks.executions)} times; ${first.event} hooks ${hooks.byEvent.length > 1 ? `made ${pct(first.share)} of the runs` : "made every run"}.`;
@@ -280,77 +257,6 @@ function hooksSection({ hooks }: AnalyticsReport, chart: Chart): string {
     ["All hooks", "", "", int(hooks.executions)],
   );
   return section("hooks", "Hooks by event", takeaway, svg, table);
-}
-
-// Charts --------------------------------------------------------------------------------------------------------
-
-const WIDTH = 880;
-
-/** The frame of a chart over `days` days: ticks on whole days, weeks or months (the data has no hours). */
-function timeFrame(yLabel: string, days: number): Plot.PlotOptions {
-  return {
-    width: WIDTH,
-    height: 300,
-    marginLeft: 56,
-    x: { type: "utc", label: null, ticks: days <= 16 ? "day" : days <= 120 ? "week" : "month" },
-    y: { grid: true, label: yLabel, tickFormat: compact },
-  };
-}
-
-/**
- * One line per series over the days, and an invisible column per day whose <title> gives that day's numbers:
- * hovering anywhere above a day shows them.
- */
-function dailyLines<D extends { date: string }>(
-  chart: Chart,
-  daily: readonly D[],
-  series: ReadonlyArray<{ name: string; value: (day: D) => number }>,
-  yLabel: string,
-  title: (day: D) => string,
-): string {
-  const points = series.flatMap(({ name, value }) => daily.map((day) => ({ date: utc(day.date), series: name, value: value(day) })));
-  return chart({
-    ...timeFrame(yLabel, daily.length),
-    height: 260,
-    color: { legend: true, domain: series.map((s) => s.name) },
-    marks: [
-      Plot.ruleY([0]),
-      // z said outright: with few days Plot would otherwise warn on the console that the series look numeric.
-      // A mark on each day when there are few, so that even a single day shows.
-      Plot.lineY(points, { x: "date", y: "value", stroke: "series", z: "series", strokeWidth: 2, marker: daily.length <= 31 ? "circle" : null }),
-      Plot.ruleX(daily, {
-        x: (day: D) => utc(day.date),
-        strokeWidth: Math.max(2, (WIDTH - 76) / daily.length),
-        strokeOpacity: 0,
-        title,
-      }),
-    ],
-  });
-}
-
-/** Horizontal bars, largest first, each labelled with its share; nothing when there are no items. */
-function rankedBars<T extends { share: number }>(
-  chart: Chart,
-  items: readonly T[],
-  spec: { label: (item: T) => string; value: (item: T) => number; title: (item: T) => string; axis: string; color?: string },
-): string {
-  if (!items.length) return "";
-  const labels = items.map((item) => shorten(spec.label(item)));
-  const rows = items.map((item, i) => ({ label: labels[i]!, value: spec.value(item), text: pct(item.share), title: spec.title(item) }));
-  return chart({
-    width: WIDTH / 2 + 120,
-    height: 50 + 22 * rows.length,
-    // Plot does not measure text: about 6.2 px a character at its 10 px font.
-    marginLeft: 12 + 6.2 * Math.max(...labels.map((label) => label.length)),
-    marginRight: 48,
-    x: { grid: true, label: spec.axis, tickFormat: compact, ticks: 5 },
-    y: { label: null, domain: labels, tickSize: 0 },
-    marks: [
-      Plot.barX(rows, { x: "value", y: "label", fill: spec.color ?? "#4269d0", title: "title" }),
-      Plot.text(rows, { x: "value", y: "label", text: "text", textAnchor: "start", dx: 4 }),
-      Plot.ruleX([0]),
-    ],
-  });
 }
 
 // Page pieces ---------------------------------------------------------------------------------------------------
@@ -396,25 +302,7 @@ function who(user: { email: string | null; userId: string }): string {
   return user.email ?? user.userId;
 }
 
-// Formats -------------------------------------------------------------------------------------------------------
-
-const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
-const decimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1 });
-const compactFormat = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 2 });
-const percent = new Intl.NumberFormat("en-US", { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
-
-const int = (n: number) => integer.format(n);
-const dec = (n: number) => decimal.format(n);
-const compact = (n: number) => compactFormat.format(n);
-const pct = (n: number) => percent.format(n);
-const days = (n: number) => (n === 1 ? "1 day" : `${n} days`);
-const utc = (date: string) => new Date(`${date}T00:00:00Z`);
-
-/** Axis labels longer than this are cut (the full text is in the mark's title and the table). */
-const LABEL_MAX = 34;
-function shorten(label: string): string {
-  return label.length > LABEL_MAX ? `${label.slice(0, LABEL_MAX - 1)}…` : label;
-}
+// Escaping and styles ---------------------------------------------------------------------------------------
 
 const NUMBER = /^[−+-]?[\d,.]+%?$/;
 
