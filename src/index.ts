@@ -24,19 +24,5 @@ export { isKnownHookInput, parseHookInput } from "./hooks.js";
 export type { HookInput, KnownHookInput, UnknownHookInput, UnknownHookEventName } from "./hooks.js";
 export type { AnalyticsPage } from "./resources.js";
 export { buildAnalyticsReport } from "./report/data.js";
-export type {
-  ActivitySection,
-  AnalyticsReport,
-  BuildReportOptions,
-  CreditsSection,
-  HooksSection,
-  PreviousPeriod,
-  ProductivitySection,
-  ReportPart,
-  ReportProgress,
-  ReportRange,
-  ToolsSection,
-  TopUser,
-  TopUsersSection,
-} from "./report/types.js";
+export type * from "./report/types.js";
 export type * from "../generated/openapi.js";
