@@ -2,13 +2,16 @@
 // `npm run build`: the publishable package in dist/.
 //   dist/index.{js,cjs,d.ts,d.cts}           the SDK, ESM and CJS, each with its own declarations
 //   dist/emulator/index.{js,cjs,d.ts,d.cts}  `orgagent/emulator` (built when src/emulator/index.ts exists)
+//   dist/report/index.{js,cjs,d.ts,d.cts}    `orgagent/report`, the HTML analytics report
+//   dist/report/charts.cjs                   its charting library (Observable Plot on linkedom), bundled, minified
 //   dist/cli.js                              the `orgagent` bin, ESM, with its command-line libraries bundled in
 //   dist/openapi.{json,yaml}                 the bundled spec, `orgagent/openapi.json` / `orgagent/openapi.yaml`
 //   dist/openapi.{api,app}.{json,yaml}       one bundle per host (`orgagent/openapi.api.json`, …) for generators
 // openapi-fetch stays external everywhere: it is the one runtime dependency. generated/ is compiled into the
-// bundles (it lives outside src/, so nothing may import it at runtime from the package).
+// bundles (it lives outside src/, so nothing may import it at runtime from the package). The report and the CLI
+// load the SDK and the charting library as the package's own built files (sharedEntries), never a second copy.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
 
@@ -35,6 +38,42 @@ const common = {
   splitting: false,
   // Keep `node:http` as written: Deno and Bun resolve built-ins by the `node:` prefix.
   removeNodeProtocol: false,
+};
+
+/**
+ * Modules that other entries import as the package's built file rather than bundle: one copy of the SDK per
+ * process (its error classes work with `instanceof` whoever throws them) and one of the charting library, a
+ * CommonJS file that the ESM and CJS builds of the report and the CLI all load.
+ */
+const SHARED = {
+  "src/index.ts": { esm: "index.js", cjs: "index.cjs" },
+  "src/report/index.ts": { esm: "report/index.js", cjs: "report/index.cjs" },
+  "src/report/charts.ts": { esm: "report/charts.cjs", cjs: "report/charts.cjs" },
+};
+
+/** An esbuild plugin for the bundle `dist/<output>`: imports of a SHARED module become imports of its file. */
+function sharedEntries(output) {
+  return {
+    name: "shared-entries",
+    setup(build) {
+      const format = build.initialOptions.format === "cjs" ? "cjs" : "esm";
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const source = relative(root, resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts"))).split(sep).join("/");
+        const target = SHARED[source]?.[format];
+        if (!target || args.kind === "entry-point") return undefined;
+        const path = relative(dirname(join(dist, output)), join(dist, target)).split(sep).join("/");
+        return { path: path.startsWith(".") ? path : `./${path}`, external: true };
+      });
+    },
+  };
+}
+
+/** linkedom loads the optional native `canvas` package if a user has it; the report draws SVG only: use its shim. */
+const canvasShim = {
+  name: "canvas-shim",
+  setup(build) {
+    build.onResolve({ filter: /^canvas$/ }, () => ({ path: join(root, "node_modules", "linkedom", "commonjs", "canvas-shim.cjs") }));
+  },
 };
 
 const libraryEntries = { index: "src/index.ts" };
@@ -65,6 +104,33 @@ for (const entry of Object.keys(libraryEntries)) {
   writeFileSync(file, code.replace(nodeModeImport, '__toESM(require("openapi-fetch"))'));
 }
 
+if (has("src/report/index.ts")) {
+  // Plot and linkedom are devDependencies: bundled (minified: third-party code) into one file the package ships.
+  await build({
+    ...common,
+    entry: { "report/charts": "src/report/charts.ts" },
+    format: ["cjs"],
+    platform: "node",
+    minify: true,
+    esbuildPlugins: [canvasShim],
+    dts: false,
+    clean: false,
+  });
+  const report = { ...common, entry: { "report/index": "src/report/index.ts" }, format: ["esm", "cjs"], platform: "node", clean: false };
+  await build({ ...report, esbuildPlugins: [sharedEntries("report/index")], dts: false });
+  // The declarations import the SDK's (`../index.js`) instead of inlining a copy: OrgAgent has private fields,
+  // so a second declaration of it would be a different type to TypeScript.
+  await build({ ...report, external: [/^\.\.\/index\.js$/], dts: { only: true, compilerOptions: { noEmit: false, declaration: true } } });
+  // rollup writes the external import relative to the source's place (src/report/ → '../../index.js'): point it
+  // at dist/index.d.ts, and the CJS declarations at dist/index.d.cts.
+  for (const [file, sdk] of [["index.d.ts", "../index.js"], ["index.d.cts", "../index.cjs"]]) {
+    const path = join(dist, "report", file);
+    const declarations = readFileSync(path, "utf8");
+    if (!declarations.includes("'../../index.js'")) throw new Error(`${path}: expected imports of '../../index.js'`);
+    writeFileSync(path, declarations.replaceAll("'../../index.js'", `'${sdk}'`));
+  }
+}
+
 if (has("src/cli.ts")) {
   await build({
     ...common,
@@ -73,6 +139,7 @@ if (has("src/cli.ts")) {
     platform: "node",
     // commander, csv-parse, csv-stringify and @bomb.sh/tab are devDependencies: the CLI carries them so the package needs only openapi-fetch.
     noExternal: ["commander", "csv-parse", "csv-stringify", "@bomb.sh/tab"],
+    esbuildPlugins: [sharedEntries("cli.js")],
     // commander is CommonJS and requires node:events etc.; inside an ESM bundle that needs a real `require`.
     banner: { js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);' },
     dts: false,
@@ -83,4 +150,6 @@ if (has("src/cli.ts")) {
 const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));
 for (const file of specFiles) copyFileSync(join(root, "generated", file), join(dist, file));
 
-console.log(`built ${Object.keys(libraryEntries).join(", ")}${has("src/cli.ts") ? ", cli" : ""} and the spec into dist/`);
+console.log(
+  `built ${Object.keys(libraryEntries).join(", ")}${has("src/report/index.ts") ? ", report" : ""}${has("src/cli.ts") ? ", cli" : ""} and the spec into dist/`,
+);

@@ -28,4 +28,6 @@ export { isKnownHookInput, parseHookInput } from "./hooks.js";
 export type { HookInput, KnownHookInput, UnknownHookInput, UnknownHookEventName } from "./hooks.js";
 export { ComputerProvisioningError } from "./resources.js";
 export type { AnalyticsActivityResponse, AnalyticsPage, AnalyticsTokensResponse, AnalyticsToolsResponse } from "./resources.js";
+export { buildAnalyticsReport } from "./report/data.js";
+export type * from "./report/types.js";
 export type * from "../generated/openapi.js";

@@ -1,8 +1,11 @@
 // `npm start`: the emulator on 127.0.0.1 (API host on PORT, default 4000; app host on PORT+1), a short tour of
 // the SDK against it, then it keeps serving until interrupted (Ctrl+C).
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { operations } from "../generated/spec-tables.js";
 import { OrgAgent, dateRange } from "./index.js";
 import { replyIdOf, startEmulator, type Emulator } from "./emulator/index.js";
+import { reportFileName, writeAnalyticsReport } from "./report/index.js";
 
 async function main() {
   const port = Number(process.env.PORT ?? 4000);
@@ -75,6 +78,12 @@ async function tour(emulator: Emulator) {
   const reply = await client.sessions.getMessage(session.sessionId, replyIdOf(sent.messageId));
   console.log(`   reply (${reply.role}):`);
   for (const block of reply.content) for (const line of (block.text ?? "").split("\n")) console.log(`     ${line}`);
+
+  // In the OS temp dir, not the working tree; one file per range, replaced atomically on the next run.
+  const month = dateRange.lastDays(30);
+  console.log(`\n4. An analytics report of the last 30 days (${month.startDate} to ${month.endDate}):`);
+  const written = await writeAnalyticsReport(client, month, { out: join(tmpdir(), reportFileName(month)) });
+  console.log(`   ${written.path} (${Math.round(written.bytes / 1024)} kB): open it in a browser`);
 }
 
 main().catch((error: unknown) => {

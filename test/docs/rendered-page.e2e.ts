@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { root } from "../package/consumer-project.js";
-import { launchChromium } from "../runtimes/chromium.js";
+import { launchChromium, openOffline } from "../runtimes/chromium.js";
 
 interface Operation {
   operationId: string;
@@ -27,25 +27,16 @@ const screenshot = join(root, "dist", "docs", "screenshot.png");
 
 let browser: Browser;
 let page: Page;
-const blocked: string[] = [];
-const errors: string[] = [];
+let blocked: string[];
+let errors: string[];
 /** Operation id (lowercase, as Redoc routes it) → the page's route to it. */
 const routes = new Map<string, string>();
 
 beforeAll(async () => {
   execFileSync(process.execPath, [join(root, "scripts", "docs.mjs")], { cwd: root, stdio: "ignore" });
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   // Only the page itself may load: any other request (CDN, fonts, telemetry, even another file) is refused.
-  await page.route("**/*", (route) => {
-    const url = route.request().url().split("#")[0]!;
-    if (url === pageUrl) return route.continue();
-    blocked.push(url);
-    return route.abort();
-  });
-  page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-  page.on("pageerror", (error) => errors.push(error.message));
-  await page.goto(pageUrl);
+  ({ page, blocked, errors } = await openOffline(browser, pageUrl));
 
   // Open every tag in the sidebar and note the routes of the operations it lists.
   const tags = [...new Set(operations.flatMap((operation) => operation.tags))];

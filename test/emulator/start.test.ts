@@ -2,8 +2,9 @@
 // stops cleanly (exit 0) on SIGINT. The test runs the command the `start` script names (npm itself does not
 // forward a SIGINT sent to it alone, and on Ctrl+C reports the interrupt with its own exit status).
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
@@ -12,7 +13,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const startScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
 
-test("npm start: URLs, demo key, the tour, still serving afterwards, exit 0 on SIGINT", async () => {
+test("npm start: URLs, demo key, the tour and its report, still serving afterwards, exit 0 on SIGINT", async () => {
+  const started = Date.now();
   const [bin, ...args] = startScript.split(/\s+/);
   const child = spawn(join(root, "node_modules", ".bin", bin!), args, {
     cwd: root,
@@ -46,6 +48,11 @@ test("npm start: URLs, demo key, the tour, still serving afterwards, exit 0 on S
     expect(stdout).toMatch(/2\. Top users by credits[\s\S]*@acme-robotics\.com/);
     expect(stdout).toMatch(/3\. A session:\n {3}created sess_\w+ on build-box-eu-1: pending/);
     expect(stdout).toMatch(/status: running\n {3}status: idle\n {3}reply \(assistant\):\n {5}Done:/);
+    // The report of the last 30 days, in the OS temp dir.
+    const report = /4\. An analytics report of the last 30 days \(\S+ to \S+\):\n {3}(\S+\.html) \(\d+ kB\)/.exec(stdout)?.[1];
+    expect(report && dirname(report)).toBe(tmpdir());
+    expect(statSync(report!).mtimeMs).toBeGreaterThanOrEqual(started - 1_000);
+    expect(readFileSync(report!, "utf8")).toMatch(/<section id="credits">[\s\S]*<section id="hooks">/);
 
     // Still serving after the tour, with the printed key.
     const response = await fetch(`${appUrl}${operations.listReadinessReports.path}?limit=1`, { headers: { Authorization: `Bearer ${key}` } });

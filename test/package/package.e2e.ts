@@ -58,7 +58,7 @@ const exportedNames = async (specifier: string, loader: "import" | "require") =>
 };
 
 describe("the tarball", () => {
-  test("holds the ESM and CJS builds with their declarations, the emulator, the CLI and the bundled specs, nothing else", () => {
+  test("holds the ESM and CJS builds with their declarations, the emulator, the report, the CLI and the bundled specs, nothing else", () => {
     expect(specFiles).toEqual(expect.arrayContaining(["openapi.api.json", "openapi.app.json", "openapi.api.yaml"]));
     const alwaysPacked = new Set(["package.json", "README.md", "LICENSE"]);
     expect(project.packedFiles).toEqual(expect.arrayContaining([...alwaysPacked]));
@@ -76,16 +76,23 @@ describe("the tarball", () => {
         "dist/openapi.json",
         "dist/openapi.yaml",
         ...specFiles.filter((file) => file !== "openapi.json" && file !== "openapi.yaml").map((file) => `dist/${file}`),
+        "dist/report/charts.cjs",
+        "dist/report/index.cjs",
+        "dist/report/index.d.cts",
+        "dist/report/index.d.ts",
+        "dist/report/index.js",
       ].sort(),
     );
   });
 
-  test("needs no runtime dependency but openapi-fetch: the CLI carries commander and csv-parse", () => {
+  test("needs no runtime dependency but openapi-fetch: the CLI carries commander and csv-parse, the report its charts", () => {
     const installed = JSON.parse(readFileSync(join(project.dir, "node_modules", "orgagent", "package.json"), "utf8"));
     expect(Object.keys(installed.dependencies)).toEqual(["openapi-fetch"]);
     const modules = readdirSync(join(project.dir, "node_modules")).filter((name) => !name.startsWith("."));
     expect(modules).not.toContain("commander");
     expect(modules).not.toContain("csv-parse");
+    expect(modules).not.toContain("linkedom");
+    expect(modules).not.toContain("@observablehq");
   });
 
   test("publint reports nothing", async () => {
@@ -102,7 +109,7 @@ describe("the tarball", () => {
     const result = await checkPackage(pkg, { excludeEntrypoints: yamlFiles });
     if (!("problems" in result)) throw new Error("attw found no types at all");
     expect(Object.keys(result.entrypoints).sort()).toEqual(
-      [".", "./emulator", "./package.json", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
+      [".", "./emulator", "./package.json", "./report", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
     );
     expect(result.problems).toEqual([]);
   });
@@ -121,6 +128,61 @@ describe("a consumer project", () => {
     expect(await exportedNames("orgagent/emulator", "import")).toEqual(source);
     expect(await exportedNames("orgagent/emulator", "require")).toEqual(source);
   });
+
+  test("imports orgagent/report with `import` and with `require()`", async () => {
+    const source = Object.keys(await import("../../src/report/index.js")).sort();
+    expect(source).toContain("writeAnalyticsReport");
+    expect(await exportedNames("orgagent/report", "import")).toEqual(source);
+    expect(await exportedNames("orgagent/report", "require")).toEqual(source);
+  });
+
+  test.each(["mts", "cts"])(
+    "writes a report of the emulator through orgagent/report, compiled by strict TypeScript as .%s; its errors are the SDK's classes",
+    async (extension) => {
+      // One SDK: the client passed in and the errors thrown out are those of `orgagent`, whichever entry runs.
+      const program = `import { OrgAgent, OrgAgentError, PermissionDeniedError } from "orgagent";
+import { startEmulator } from "orgagent/emulator";
+import { writeAnalyticsReport, type WrittenReport } from "orgagent/report";
+
+async function main(): Promise<void> {
+  const emulator = await startEmulator({ users: 20 });
+  const range = { startDate: "2026-03-02", endDate: "2026-03-08" };
+  try {
+    const client = new OrgAgent({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.owner });
+    const written: WrittenReport = await writeAnalyticsReport(client, range, { out: "report-${extension}.html" });
+    const member = new OrgAgent({ baseUrl: emulator.baseUrl, apiKey: emulator.keys.member, logLevel: "off" });
+    const denied = await writeAnalyticsReport(member, range, { out: "denied.html" }).catch((error: unknown) => error);
+    const unwritable = await writeAnalyticsReport(client, range, { out: "no-such-dir/report.html" }).catch((error: unknown) => error);
+    console.log(
+      JSON.stringify({
+        bytes: written.bytes,
+        credits: written.report.credits.total,
+        denied: denied instanceof PermissionDeniedError && denied.message,
+        unwritable: unwritable instanceof OrgAgentError && unwritable.name,
+      }),
+    );
+  } finally {
+    await emulator.close();
+  }
+}
+void main();
+`;
+      writeFileSync(join(project.dir, `report.${extension}`), program);
+      const tsconfig = `tsconfig.report-${extension}.json`;
+      const compilerOptions = { ...consumerConfigs.node16, types: ["node"], outDir: `out-report-${extension}` } as Record<string, unknown>;
+      delete compilerOptions.files;
+      writeFileSync(join(project.dir, tsconfig), JSON.stringify({ compilerOptions, files: [`report.${extension}`] }));
+      const compiled = await command(process.execPath, [repoTsc, "-p", tsconfig], { cwd: project.dir });
+      expect(compiled.stdout + compiled.stderr).toBe("");
+      const result = await mustRun(process.execPath, [join(`out-report-${extension}`, `report.${extension.replace("ts", "js")}`)], { cwd: project.dir });
+      const summary = JSON.parse(result.stdout);
+      expect(summary.denied).toMatch(/^Analytics reports need a Manager or Owner API key/);
+      expect(summary.unwritable).toBe("ReportWriteError");
+      expect(summary.credits).toBeGreaterThan(0);
+      expect(readFileSync(join(project.dir, `report-${extension}.html`)).length).toBe(summary.bytes);
+      expect(readdirSync(project.dir)).not.toContain("denied.html");
+    },
+  );
 
   test("resolves orgagent/openapi.json, orgagent/openapi.yaml and the per-host bundles to the generated specs", async () => {
     for (const file of specFiles) {
