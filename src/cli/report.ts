@@ -3,6 +3,8 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { operations } from "../../generated/spec-tables.js";
+import { validateCall, type OperationRules } from "../core/validate.js";
 import type { ReportProgress } from "../index.js";
 import type { Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
@@ -57,6 +59,8 @@ export function reportCommand(program: Command, context: Context): void {
   report.action(async (flags: Flags, cmd: Command) => {
     context.begin(cmd, RANGE_FIELDS);
     const range = rangeOf(flags);
+    // The range before --out: its dates name the default file (`--start 2026/10/01` is a bad date, not a directory).
+    validateCall(operations.getAnalyticsTokens as unknown as OperationRules, { query: { ...range } });
     const client = context.client(cmd);
     // Loaded here, not at start-up: the charting library is large and no other command needs it.
     const { ReportWriteError, reportFileName, writeAnalyticsReport } = await import("../report/index.js");

@@ -215,20 +215,22 @@ describe.concurrent("report", () => {
     expect(readFileSync(existing, "utf8")).toBe("the report of last week");
   });
 
-  test("an --out in no directory, or under a file, names --out and exits 2 before any request (a member key would get 403)", async () => {
+  test("an --out in no directory, or under a file, names --out; a bad date names its flag, not a directory; exit 2 before any request (a member key would get 403)", async () => {
     const cwd = freshDir();
     const file = writeFile(cwd, "a-file", "");
     const member = { ORGAGENT_API_KEY: emulator.keys.member };
-    const [missing, underFile] = await Promise.all([
+    const [missing, underFile, slashes] = await Promise.all([
       orgagent(["report", "--days", "3", "--out", "no-such-dir/r.html"], member, { cwd }),
       orgagent(["report", "--days", "3", "--out", `${file}/r.html`], member, { cwd }),
+      orgagent(["report", "--start", "2026/10/01"], member, { cwd }),
     ]);
-    expect([missing.code, underFile.code]).toEqual([2, 2]);
+    expect([missing.code, underFile.code, slashes.code]).toEqual([2, 2, 2]);
     expect(missing.stderr).toBe(
       `orgagent: --out no-such-dir/r.html: cannot write in ${join(cwd, "no-such-dir")}: no such directory.\n` +
         "Nothing was sent. Give --out a file in an existing directory you can write to, or that directory.\n",
     );
     expect(underFile.stderr).toMatch(/^orgagent: --out .*a-file\/r\.html: cannot write in .*a-file: not a directory\.\n/);
+    expect(slashes.stderr).toMatch(/^orgagent: --start 2026\/10\/01 is not allowed: expected a real calendar date YYYY-MM-DD/);
     expect(readdirSync(cwd)).toEqual(["a-file"]);
   });
 
