@@ -57,7 +57,7 @@ export interface Explained {
   exitCode: number;
 }
 
-const ADMIN_ROLES = "analytics, usage limits and enterprise controls need a Manager or Owner key";
+const ADMIN_ROLES = "analytics and reports, usage limits and enterprise controls need a Manager or Owner key";
 
 export function explain(error: unknown, context: FailureContext): Explained {
   const help = context.command ? `Run '${context.command} --help' for usage.` : "Run 'orgagent --help' for usage.";
@@ -95,7 +95,9 @@ export function explain(error: unknown, context: FailureContext): Explained {
 }
 
 function explainStatus(error: APIError, context: FailureContext): Explained {
-  const answer = `the API answered ${error.message}`;
+  // An SDK helper that words an API error its own way (the report's 403) keeps the API's error as its cause: the
+  // CLI quotes the API and gives its own hint.
+  const answer = `the API answered ${(error.cause instanceof APIError ? error.cause : error).message}`;
   let hint: string;
   switch (error.status) {
     case 401:

@@ -10,7 +10,7 @@ export type Row = Record<string, unknown>;
 /** Where the CLI writes: `process` in the bin, any pair of streams in tests. */
 export interface Io {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 }
 
 /** How the user asked for output: `--format`, and `--json [fields]`. */
@@ -116,7 +116,8 @@ export class Output {
         shown = false;
         return;
       }
-      stream.write(`\r\x1b[2K${text}`);
+      // Cut to the terminal's width: a line that wraps could not be cleared by the next one.
+      stream.write(`\r\x1b[2K${stream.columns ? text.slice(0, stream.columns - 1) : text}`);
       shown = true;
     };
   }

@@ -12,6 +12,7 @@ import { limitsCommands } from "./limits.js";
 import { examples } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
+import { reportCommand } from "./report.js";
 import { sessionCommands } from "./sessions.js";
 
 const EXIT_CODES = [
@@ -49,11 +50,13 @@ export function buildProgram(context: Context): Command {
   examples(program, [
     "export ORGAGENT_BASE_URL=http://127.0.0.1:4000 ORGAGENT_API_KEY=oa-emulator-owner",
     "orgagent analytics tokens --days 7 --group-by model",
+    "orgagent report --days 30",
     "orgagent help analytics users",
     "source <(orgagent completion bash)",
   ]);
 
   analyticsCommands(program, context);
+  reportCommand(program, context);
   limitsCommands(program, context);
   sessionCommands(program, context);
   computerCommands(program, context);

@@ -118,12 +118,14 @@ export async function buildAnalyticsReport(
 function reportError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted && !(error instanceof APIUserAbortError)) return new APIUserAbortError();
   if (error instanceof PermissionDeniedError) {
-    return new PermissionDeniedError(
+    const denied = new PermissionDeniedError(
       error.status,
       error.headers,
       error.body,
       `Analytics reports need a Manager or Owner API key; the API refused this key (${error.message}).`,
     );
+    denied.cause = error; // the API's own answer, for callers that show it in their own words (the CLI)
+    return denied;
   }
   return error;
 }

@@ -1,6 +1,8 @@
 // The `orgagent` CLI's commands as a user runs them: a subprocess against the emulator, configured by ORGAGENT_*
 // variables or flags, with their output formats, exit codes and bad input. Output is piped here (machine output);
 // test/cli/terminal.test.ts covers the terminal, pipes closed early, error wording, help and completion.
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -27,13 +29,14 @@ beforeAll(async () => {
 afterAll(() => emulator?.close());
 
 /** Runs the CLI with the emulator's URLs and owner key in the environment (overridable per call). */
-function orgagent(args: string[], env: Record<string, string> = {}, { source = false, input }: { source?: boolean; input?: string } = {}): Promise<Run> {
+function orgagent(args: string[], env: Record<string, string> = {}, { source = false, input, cwd }: { source?: boolean; input?: string; cwd?: string } = {}): Promise<Run> {
   const entry = source ? ["--import", "tsx", "src/cli.ts"] : [bundle];
   return runProcess(
     process.execPath,
     [...entry, ...args],
     cleanEnv({ ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_APP_URL: emulator.appUrl, ORGAGENT_API_KEY: emulator.keys.owner, ...env }),
     input,
+    cwd,
   );
 }
 
@@ -161,6 +164,84 @@ describe.concurrent("analytics", () => {
     const { code, stderr } = await orgagent(["analytics", "tools", ...range], { ORGAGENT_API_KEY: emulator.keys.member });
     expect(code).toBe(1);
     expect(stderr).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member/);
+  });
+});
+
+describe.concurrent("report", () => {
+  /** A new empty directory to run in or write to. */
+  const freshDir = () => mkdtempSync(join(dir, "report-"));
+
+  test("--days N: the file named by its range, in the current directory; its path alone on stdout, nothing on stderr when piped", async () => {
+    const cwd = freshDir();
+    const { code, stdout, stderr } = await orgagent(["report", "--days", "3"], {}, { cwd });
+    const name = `orgagent-report-${day(3)}_${day(1)}.html`;
+    expect([code, stdout, stderr]).toEqual([0, `${join(cwd, name)}\n`, ""]);
+    expect(readdirSync(cwd)).toEqual([name]);
+    const html = readFileSync(join(cwd, name), "utf8");
+    expect(html).toMatch(/^<!doctype html>/i);
+    expect(html).toContain(`<title>Agent analytics: ${day(3)} to ${day(1)}</title>`);
+  });
+
+  test("--month into an --out directory; --start/--end to an --out file with --title", async () => {
+    const month = dateRange.lastDays(40).startDate.slice(0, 7);
+    const [into, named] = [freshDir(), freshDir()];
+    const [byMonth, byDates] = await Promise.all([
+      orgagent(["report", "--month", month, "--out", into]),
+      orgagent(["report", "--start", day(4), "--end", day(2), "--out", join(named, "r.html"), "--title", "Acme <Robotics> weekly"]),
+    ]);
+    expect([byMonth.code, byDates.code]).toEqual([0, 0]);
+    const { startDate, endDate } = dateRange.month(month);
+    const monthFile = join(into, `orgagent-report-${startDate}_${endDate}.html`);
+    expect(byMonth.stdout).toBe(`${monthFile}\n`);
+    expect(existsSync(monthFile)).toBe(true);
+    expect(byDates.stdout).toBe(`${join(named, "r.html")}\n`);
+    expect(readFileSync(join(named, "r.html"), "utf8")).toContain(`<title>Acme &lt;Robotics&gt; weekly: ${day(4)} to ${day(2)}</title>`);
+  });
+
+  test("a member key exits 1: the API's 403, then which variable holds the key and that reports need a Manager or Owner key; nothing written", async () => {
+    const cwd = freshDir();
+    const existing = writeFile(cwd, "old.html", "the report of last week");
+    const member = { ORGAGENT_API_KEY: emulator.keys.member };
+    const [{ code, stdout, stderr }, replacing] = await Promise.all([
+      orgagent(["report", "--days", "3"], member, { cwd }),
+      orgagent(["report", "--days", "3", "--out", existing], member, { cwd }),
+    ]);
+    expect([code, replacing.code, stdout]).toEqual([1, 1, ""]);
+    const [cause, hint, ...rest] = stderr.split("\n");
+    expect(cause).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member.* \(request req_\w+\)$/);
+    expect(hint).toBe("The key in ORGAGENT_API_KEY may not do this: analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
+    expect(rest).toEqual([""]);
+    expect(readdirSync(cwd)).toEqual(["old.html"]);
+    expect(readFileSync(existing, "utf8")).toBe("the report of last week");
+  });
+
+  test("an --out in no directory, or under a file, names --out; a bad date names its flag, not a directory; exit 2 before any request (a member key would get 403)", async () => {
+    const cwd = freshDir();
+    const file = writeFile(cwd, "a-file", "");
+    const member = { ORGAGENT_API_KEY: emulator.keys.member };
+    const [missing, underFile, slashes] = await Promise.all([
+      orgagent(["report", "--days", "3", "--out", "no-such-dir/r.html"], member, { cwd }),
+      orgagent(["report", "--days", "3", "--out", `${file}/r.html`], member, { cwd }),
+      orgagent(["report", "--start", "2026/10/01"], member, { cwd }),
+    ]);
+    expect([missing.code, underFile.code, slashes.code]).toEqual([2, 2, 2]);
+    expect(missing.stderr).toBe(
+      `orgagent: --out no-such-dir/r.html: cannot write in ${join(cwd, "no-such-dir")}: no such directory.\n` +
+        "Nothing was sent. Give --out a file in an existing directory you can write to, or that directory.\n",
+    );
+    expect(underFile.stderr).toMatch(/^orgagent: --out .*a-file\/r\.html: cannot write in .*a-file: not a directory\.\n/);
+    expect(slashes.stderr).toMatch(/^orgagent: --start 2026\/10\/01 is not allowed: expected a real calendar date YYYY-MM-DD/);
+    expect(readdirSync(cwd)).toEqual(["a-file"]);
+  });
+
+  // As root, the check of the directory passes and creating the file fails: the write's own error, after the fetch.
+  test.runIf(process.getuid?.() === 0 && existsSync("/proc/self"))("a write that fails after the fetch names --out and exits 1", async () => {
+    const { code, stdout, stderr } = await orgagent(["report", "--days", "2", "--out", "/proc/report.html"]);
+    expect([code, stdout]).toEqual([1, ""]);
+    expect(stderr).toBe(
+      "orgagent: --out /proc/report.html: cannot write the report to /proc/report.html: no such file or directory.\n" +
+        "Nothing was written. Check the directory and the free space, then run the command again.\n",
+    );
   });
 });
 

@@ -45,10 +45,10 @@ export function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inherited, ...env };
 }
 
-/** Runs a program to its end (asynchronously: an in-process server must go on answering). */
-export function runProcess(file: string, args: readonly string[], env: NodeJS.ProcessEnv, input?: string): Promise<Run> {
+/** Runs a program to its end (asynchronously: an in-process server must go on answering), in `cwd` (default: the repository). */
+export function runProcess(file: string, args: readonly string[], env: NodeJS.ProcessEnv, input?: string, cwd = root): Promise<Run> {
   const started = performance.now();
-  const child = spawn(file, args, { cwd: root, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+  const child = spawn(file, args, { cwd, env, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
   if (input !== undefined) child.stdin!.end(input);
   let stdout = "";
   let stderr = "";

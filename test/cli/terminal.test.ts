@@ -112,6 +112,20 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
     expect(piped.stdout).toBe("reportId\tcreatedAt\trepoUrl\tbranch\tcriteria_met\n");
   });
 
+  test("report: a progress line while the data arrives, cut to the terminal's width and cleared; then the path and size", async () => {
+    const out = join(dir, "terminal-report.html");
+    const result = await onTerminal(["report", "--days", "3", "--out", out], 45);
+    expect(result.code).toBe(0);
+    const shown = result.stdout.split("\r\x1b[2K").slice(1);
+    expect(shown).toContainEqual(expect.stringMatching(/^report: \d of 6 parts \((credits|previous period|activity|tools|productivity) done\)/));
+    // `report: 5 of 6 parts; users: 300 rows, 3 pages` is 46 characters: cut, or a wrapped line would stay behind.
+    expect(shown).toContainEqual(expect.stringMatching(/^report: \d of 6 parts.*; users: \d+ rows/));
+    for (const line of shown.slice(0, -1)) expect(line.length).toBeLessThan(45);
+    expect(shown.at(-2)).toBe("report: 6 of 6 parts; drawing the charts");
+    expect(shown.at(-1)!.replace(/\r\n/g, "")).toMatch(new RegExp(`^${out.replace(/[.]/g, "\\.")} \\(\\d+ kB\\)$`));
+    expect(existsSync(out)).toBe(true);
+  });
+
   test("controls diff on a terminal: which revisions, by whom, then the changed settings", async () => {
     const result = await onTerminal(["controls", "diff", "20"], 160);
     expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed\nsetting +before +after\n/);
@@ -207,7 +221,7 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     ]);
     expect([variable.code, flag.code]).toEqual([1, 1]);
     expect(twoLines(variable).cause).toMatch(/^orgagent: the API answered 401 Unauthorized: .+ \(request req_\w+\)$/);
-    expect(twoLines(variable).hint).toBe("Check the key in ORGAGENT_API_KEY; analytics, usage limits and enterprise controls need a Manager or Owner key.");
+    expect(twoLines(variable).hint).toBe("Check the key in ORGAGENT_API_KEY; analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
     expect(twoLines(flag).hint).toMatch(/^Check the key in --api-key;/);
   });
 
@@ -260,7 +274,7 @@ describe.concurrent("help and --version", () => {
   test("--help lists every command group and the exit codes", async () => {
     const { code, stdout } = await orgagent(["--help"]);
     expect(code).toBe(0);
-    for (const group of ["analytics", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
+    for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
     expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
   });
 
@@ -305,7 +319,7 @@ describe.concurrent("shell completion, computed from the command tree", () => {
       orgagent(["complete", "--", "analytics", "tokens", "--group-by", ""]),
     ]);
     const names = (run: Run) => lines(run.stdout).filter((line) => !line.startsWith(":")).map((line) => line.split("\t")[0]);
-    expect(names(groups)).toEqual(expect.arrayContaining(["analytics", "limits", "sessions", "computers", "readiness", "controls"]));
+    expect(names(groups)).toEqual(expect.arrayContaining(["analytics", "report", "limits", "sessions", "computers", "readiness", "controls"]));
     expect(names(subcommands)).toEqual(expect.arrayContaining(["tokens", "tools", "activity", "productivity", "users"]));
     expect(names(choices)).toEqual(["model"]);
   });

@@ -8,6 +8,7 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPrism } from "../../scripts/prism.mjs";
+import { startEmulator } from "../../src/emulator/index.js";
 import { expectedSummary, smokeConfig } from "../runtimes/smoke-expectations.js";
 import {
   command,
@@ -214,6 +215,20 @@ void main();
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Usage: orgagent/);
+  });
+
+  test("orgagent report writes a report from the install: the bin loads orgagent/report's built files", async () => {
+    const emulator = await startEmulator({ users: 20 });
+    try {
+      const env = { ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_API_KEY: emulator.keys.owner };
+      const bin = join(project.dir, "node_modules", ".bin", "orgagent");
+      const result = await command(bin, ["report", "--start", "2026-03-02", "--end", "2026-03-08"], { cwd: project.dir, env });
+      const file = join(project.dir, "orgagent-report-2026-03-02_2026-03-08.html");
+      expect(result).toEqual({ code: 0, stdout: `${file}\n`, stderr: "" });
+      expect(readFileSync(file, "utf8")).toMatch(/^<!doctype html>[\s\S]*<svg/i);
+    } finally {
+      await emulator.close();
+    }
   });
 });
 

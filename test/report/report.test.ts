@@ -188,11 +188,13 @@ describe("fetching", () => {
     expect(progress.filter((p) => p.part === "users" && p.done < 6).length).toBeGreaterThan(0);
   });
 
-  test("a member key: PermissionDeniedError saying that reports need a Manager or Owner key", async () => {
+  test("a member key: PermissionDeniedError saying that reports need a Manager or Owner key; its cause is the API's own error", async () => {
     const error = await buildAnalyticsReport(client({ apiKey: emulator.keys.member }), range).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect((error as PermissionDeniedError).status).toBe(403);
     expect((error as Error).message).toMatch(/^Analytics reports need a Manager or Owner API key/);
+    expect((error as Error).cause).toBeInstanceOf(PermissionDeniedError);
+    expect(((error as Error).cause as Error).message).toMatch(/^403 Forbidden: .*Member/);
   });
 
   test("a bad range is a ValidationError before any request", async () => {
