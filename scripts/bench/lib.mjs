@@ -56,8 +56,8 @@ function computerExample() {
   return { path, body, computerId: body.id };
 }
 
-/** The API host's documented default (a placeholder nobody answers on: only stubbed fetches use it). */
-const baseUrl = spec.servers[0].variables.base_url.default;
+/** The API host's documented URL: only stubbed fetches use it, so nothing is sent there. */
+const baseUrl = spec.servers[0].url;
 
 export const fixtures = { baseUrl, users: usersExample(), computer: computerExample() };
 
