@@ -195,16 +195,28 @@ describe("logging", () => {
     }
   });
 
-  it("redacts authorization, cookie and set-cookie in logged headers", async () => {
-    const server = await scripted({ kind: "raw", headers: { "content-type": "application/json", "set-cookie": "sid=server-session-77" }, body: "{}" });
+  it("redacts every header named like a credential in logged headers, sent or received", async () => {
+    const credentials = {
+      Cookie: "sid=client-session-42",
+      "X-Api-Key": "xak-client-1",
+      "X-Auth-Token": "xat-client-2",
+      "X-Client-Secret": "xcs-client-3",
+      "X-Session-Id": "xsi-client-4",
+      "X-Amz-Signature": "xas-client-5",
+      "X-Password": "xpw-client-6",
+    };
+    const received = { "set-cookie": "sid=server-session-77", "x-refresh-token": "xrt-server-8" };
+    const body = JSON.stringify(success("getComputer"));
+    const server = await scripted({ kind: "raw", headers: { "content-type": "application/json", ...received }, body });
     const logger = captureLogger();
-    const client = clientOf(server, { logger, logLevel: "debug", headers: { Cookie: "sid=client-session-42" } });
+    const client = clientOf(server, { logger, logLevel: "debug", headers: { ...credentials, "X-Trace": "trace-visible-9" } });
     await client.computers.get("cmp_1");
     const log = logger.lines.join("\n");
-    expect(log).toContain('"Authorization":"***"');
-    expect(log).toContain('"Cookie":"***"');
-    expect(log).toContain('"set-cookie":"***"');
-    expect(log).not.toMatch(/client-session-42|server-session-77/);
-    expect(server.requests[0]!.headers.cookie).toBe("sid=client-session-42");
+    for (const name of ["Authorization", ...Object.keys(credentials), ...Object.keys(received)]) {
+      expect(log).toContain(`"${name}":"***"`);
+    }
+    expect(log).not.toMatch(/client-session-42|xak-|xat-|xcs-|xsi-|xas-|xpw-|server-session-77|xrt-/);
+    expect(log).toContain('"X-Trace":"trace-visible-9"'); // a header that carries no credential is shown
+    expect(server.requests[0]!.headers["x-api-key"]).toBe("xak-client-1");
   });
 });
