@@ -1,12 +1,9 @@
 // The API key stays secret: not in any error (message, String, JSON, inspect, stack, cause), not in the inspected
-// client, not in any log line at any level; never forwarded by a redirect to another origin. Logging obeys
-// `logLevel` / ORGAGENT_LOG and redacts credential headers.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+// client, not in any log line at any level (redirects: redirects.test.ts; bad keys and headers: credentials.test.ts).
+// Logging obeys `logLevel` / ORGAGENT_LOG and redacts credential headers.
 import { inspect } from "node:util";
-import { fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { OrgAgent, OrgAgentError, type ClientOptions } from "../../src/index.js";
+import { OrgAgentError, type ClientOptions } from "../../src/index.js";
 import { calls, operationIds } from "./calls.js";
 import { success, type Fault } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
@@ -98,58 +95,6 @@ describe("the API key never shows", () => {
     const client = clientOf({ url: "http://127.0.0.1:9" });
     expect(leaks([client, String(client), inspect(client, { showHidden: true, depth: 10 })])).toEqual([]);
     expect(inspect(client)).toContain("apiKey: ***");
-  });
-});
-
-describe("redirects", () => {
-  const open: Server[] = [];
-  afterEach(async () => {
-    await Promise.all(open.splice(0).map((s) => new Promise((done) => (s.closeAllConnections(), s.close(done)))));
-  });
-
-  /** A server that redirects every request to the same path on `target` with `status`. */
-  async function redirector(status: number, target: () => string): Promise<string> {
-    const server = createServer((req, res) => {
-      res.writeHead(status, { location: `${target()}${req.url}` }).end();
-    });
-    open.push(server);
-    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
-
-  // undici's own fetch (the one Node 22+ bundles) cannot read Node 20's Request objects: the SDK calls
-  // fetch(url, init), so build the Request as fetch would and hand undici its parts.
-  const viaUndici = ((input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    return undiciFetch(request.url, { method: request.method, headers: [...request.headers] });
-  }) as unknown as typeof fetch;
-  const fetches: [string, ClientOptions["fetch"]][] = [
-    ["Node's fetch", undefined],
-    ["undici's fetch", viaUndici],
-  ];
-
-  describe.each(fetches)("with %s", (_, fetch) => {
-    it.each([301, 302, 303, 307, 308])("a %i to another port (another origin) arrives without Authorization", async (status) => {
-      const target = await scripted();
-      const origin = await redirector(status, () => target.url);
-      await expect(clientOf({ url: origin }, { fetch }).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
-      expect(target.requests).toHaveLength(1);
-      expect(target.requests[0]!.headers.authorization).toBeUndefined();
-    });
-
-    it("a redirect within the same origin keeps it (the SDK still follows redirects)", async () => {
-      const seen: (string | undefined)[] = [];
-      const server = createServer((req, res) => {
-        if (req.url!.endsWith("/moved")) return res.writeHead(307, { location: req.url!.replace("/moved", "") }).end();
-        seen.push(req.headers.authorization);
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(success("getComputer")));
-      });
-      open.push(server);
-      await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      await expect(clientOf({ url }, { fetch }).computers.get("moved")).resolves.toEqual(success("getComputer"));
-      expect(seen).toEqual([`Bearer ${SECRET}`]);
-    });
   });
 });
 
