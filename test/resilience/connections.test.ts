@@ -20,7 +20,7 @@ const clientOf = (server: StalledServer, options: ClientOptions = {}) =>
   new OrgAgent({ apiKey: "test-key", baseUrl: server.url, maxRetries: 0, backoff: { initial: 1, max: 1 }, logLevel: "off", ...options });
 
 describe("a server that never answers", () => {
-  it("500 calls with timeout 200: each rejects on time; 1 s after the last, no socket that carried a request is open", async () => {
+  it("500 calls with timeout 200: each rejects on time; 1 s after the last, no socket holds a request", async () => {
     const server = await serve(never);
     const client = clientOf(server, { timeout: 200 });
     const errors: unknown[] = [];
@@ -33,16 +33,16 @@ describe("a server that never answers", () => {
     expect(errors.filter((error) => !(error instanceof APIConnectionTimeoutError))).toEqual([]);
     expect(server.requests).toBe(500); // every call reached the server and was held there
     expect(elapsed).toBeLessThan(15_000);
-    const carried = await server.drained(1_000, "carried");
+    const held = await server.drained(1_000, "holding");
     const idleAt1s = server.open();
     // What is left is Node's fetch's own idle replacement connections (see stalled-server.ts): gone within its 4 s
     // keep-alive timeout.
     const all = await server.drained(6_000);
     console.log(
       `500 timed-out calls: ${server.connections} connections for ${server.requests} requests; 1 s after the last ` +
-        `rejection ${carried} that carried a request open, ${idleAt1s} idle (fetch's replacements); ${all} open after 6 s`,
+        `rejection ${held} holding a request, ${idleAt1s} open in all (fetch's idle replacements); ${all} open after 6 s`,
     );
-    expect(carried).toBe(0);
+    expect(held).toBe(0);
     expect(all).toBe(0);
   }, 60_000);
 });
@@ -67,7 +67,7 @@ describe("the connection closes the moment an attempt ends", () => {
     expect(error).toBeInstanceOf(errorClass);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(server.requests).toBe((options.maxRetries ?? 0) + 1);
-    expect(await server.drained(1_000, "carried")).toBe(0);
+    expect(await server.drained(1_000, "holding")).toBe(0);
   });
 });
 

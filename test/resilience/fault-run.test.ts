@@ -103,7 +103,7 @@ it(`${CALLS} calls through injected faults: no duplicate write, every failure ty
   const timersLeft = Math.max(0, (resources().get("Timeout") ?? 0) - (withServer.get("Timeout") ?? 0));
   // 1 s later, from the servers' side: no connection may still hold a request (a stall the client gave up on).
   await new Promise((tick) => setTimeout(tick, 1_000));
-  const held = server.sockets().holding + stalled.open("carried");
+  const held = server.sockets().holding + stalled.open("holding");
   const openSockets = server.sockets().open + stalled.open();
 
   // A process making such calls exits the moment its last call has settled.

@@ -66,7 +66,7 @@ describe("a success body over maxResponseSize", () => {
     expect(error.message).toContain("maxResponseSize (1,048,576 bytes)");
     expect(server.requests).toBe(1);
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(await server.drained(1_000, "carried")).toBe(0);
+    expect(await server.drained(1_000, "holding")).toBe(0);
     expect(written[0]).toBeLessThan(64 * MB); // what the socket buffers took before the close, not 600 MB
   });
 
@@ -77,7 +77,7 @@ describe("a success body over maxResponseSize", () => {
     expect(error).toMatchObject({ status: 200, limit: 4 * MB, size: undefined });
     expect(error.message).toMatch(/over 4,194,304 bytes, more than maxResponseSize/);
     expect(server.requests).toBe(1);
-    expect(await server.drained(1_000, "carried")).toBe(0);
+    expect(await server.drained(1_000, "holding")).toBe(0);
     expect(written[0]).toBeLessThan(4 * MB + 16 * MB); // the cap plus what the socket buffers held
   });
 
@@ -113,7 +113,7 @@ describe("an error body", () => {
     expect(error.body.length).toBe(ERROR_BODY_LIMIT);
     expect(error.message.length).toBeLessThan(400);
     expect(server.requests).toBe(3); // a 503 is still retried; each attempt costs at most the prefix
-    expect(await server.drained(1_000, "carried")).toBe(0);
+    expect(await server.drained(1_000, "holding")).toBe(0);
     for (const bytes of written) expect(bytes).toBeLessThan(32 * MB);
   });
 

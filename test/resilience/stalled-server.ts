@@ -4,8 +4,8 @@
 // Node's fetch (undici 6 and 7) has a known fault (nodejs/undici#5845): when a request is aborted, undici closes its
 // socket at once but then opens a fresh connection to the same origin for the aborted request, drops the request,
 // and keeps that connection idle in its pool (reused by the next request; closed after undici's 4 s keep-alive
-// timeout; it never keeps the process alive). So the server counts sockets that carried a request apart from ones
-// that never did.
+// timeout; it never keeps the process alive). So the server counts the sockets that hold a request it has not
+// answered (what a client must let go of) apart from the rest.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -15,10 +15,10 @@ export interface StalledServer {
   readonly connections: number;
   /** Requests received so far. */
   readonly requests: number;
-  /** Connections still open now; with `carried`, only those that carried a request. */
-  open(which?: "carried"): number;
+  /** Connections open now; with `holding`, only those holding a request the server has not answered. */
+  open(which?: "holding"): number;
   /** Resolves once no connection (of `which`) is open, or after `ms`; gives the number still open. */
-  drained(ms?: number, which?: "carried"): Promise<number>;
+  drained(ms?: number, which?: "holding"): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -45,18 +45,23 @@ export const endlessErrorBody =
 
 export async function stalledServer(answer: Answer = never): Promise<StalledServer> {
   const sockets = new Set<Socket>();
-  const carried = new WeakSet<Socket>();
+  const holding = new Set<Socket>();
   let connections = 0;
   let requests = 0;
   const server = createServer((req, res) => {
-    carried.add(req.socket);
+    const socket = req.socket;
+    holding.add(socket);
+    res.on("finish", () => holding.delete(socket));
     answer(res, req, ++requests);
   });
-  const open = (which?: "carried") => (which ? [...sockets].filter((socket) => carried.has(socket)).length : sockets.size);
+  const open = (which?: "holding") => (which ? holding.size : sockets.size);
   server.on("connection", (socket) => {
     connections++;
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      holding.delete(socket);
+    });
   });
   await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
   return {
