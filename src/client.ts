@@ -37,7 +37,7 @@ export interface ClientOptions {
   maxRetryAfter?: number | undefined;
   /** Exponential backoff between retries, in ms. Default `{ initial: 500, max: 8000 }`. */
   backoff?: { initial?: number; max?: number } | undefined;
-  /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 64 MiB. */
+  /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 256 MiB. */
   maxResponseSize?: number | undefined;
   /**
    * Allow the client in a browser-like environment (a page or a web worker), where anyone who can open the page

@@ -12,7 +12,7 @@ export interface RequestOptions {
   deadline?: number | undefined;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number | undefined;
-  /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 64 MiB. */
+  /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 256 MiB. */
   maxResponseSize?: number | undefined;
   /** Extra request headers for this call (not `Authorization`: the client sets it from `apiKey`). */
   headers?: Record<string, string> | undefined;
@@ -29,9 +29,10 @@ export const DEFAULTS = {
   timeout: 60_000,
   maxRetryAfter: 60_000,
   backoff: { initial: 500, max: 8_000 },
-  // The largest real answers are a year of grouped analytics for a big organization and a /users page of 100 rows,
-  // each a few MB at most (docs/reliability.md shows the sums): 64 MiB leaves a wide margin.
-  maxResponseSize: 64 * 1024 * 1024,
+  // The largest real answers are long ranges of ungrouped /tokens, whose rows list every active person: a year is
+  // ~116 MB for 2,000 people. 256 MiB holds a year for ~4,500, every other answer many times over, and is half the
+  // longest string V8 can parse at all (docs/reliability.md shows the sums).
+  maxResponseSize: 256 * 1024 * 1024,
 } as const;
 
 /** Bytes of an error body read and kept (in `error.body`); the rest is not downloaded. */

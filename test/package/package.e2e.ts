@@ -8,7 +8,8 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPrism } from "../../scripts/prism.mjs";
-import { expectedSummary, smokeConfig } from "../runtimes/smoke-expectations.js";
+import type { StalledServer } from "../resilience/stalled-server.js";
+import { expectedSummary, smokeConfig, startSmokeStalledServer } from "../runtimes/smoke-expectations.js";
 import {
   command,
   consumerConfigs,
@@ -28,18 +29,20 @@ const operationIds: string[] = Object.values<Record<string, { operationId?: stri
 
 let project: ConsumerProject;
 let prism: { url: string; close(): Promise<void> };
+let stalled: StalledServer;
 let compiled: CommandResult;
 
 beforeAll(async () => {
   project = await createConsumerProject();
   // Prism mocks the spec the package ships, not the repo's copy.
-  [prism, compiled] = await Promise.all([
+  [prism, compiled, stalled] = await Promise.all([
     startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") }),
     project.typecheck("node16"),
+    startSmokeStalledServer(),
   ]);
 });
 afterAll(async () => {
-  await prism?.close();
+  await Promise.all([prism?.close(), stalled?.close()]);
   project?.remove();
 });
 
@@ -134,7 +137,7 @@ describe("a consumer project", () => {
 
   test.each(["run.mjs", "run.cjs"])("runs against Prism, compiled and loaded through out/%s", async (entry) => {
     expect(compiled.code).toBe(0);
-    const result = await mustRun(process.execPath, [join("out", entry), JSON.stringify(smokeConfig(prism.url))], {
+    const result = await mustRun(process.execPath, [join("out", entry), JSON.stringify(smokeConfig(prism.url, stalled.url))], {
       cwd: project.dir,
     });
     expect(JSON.parse(result.stdout)).toEqual(expectedSummary);

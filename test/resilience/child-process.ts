@@ -44,14 +44,23 @@ export async function bundle(entry: { file: string } | { source: string }): Prom
   return outfile;
 }
 
-/** Runs `node <script> ...args`; kills it if it has not exited `killAfter` ms after it started. */
+/**
+ * Runs `<command> <script> ...args` (the command is this Node by default); kills it if it has not exited `killAfter`
+ * ms after it started.
+ */
 export function runTimed(
   script: string,
   args: string[] = [],
-  { env = {}, killAfter = 20_000 }: { env?: Record<string, string>; killAfter?: number } = {},
+  {
+    command = [process.execPath],
+    cwd = root,
+    env = {},
+    killAfter = 20_000,
+  }: { command?: string[]; cwd?: string; env?: Record<string, string>; killAfter?: number } = {},
 ): Promise<TimedRun> {
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: root,
+  const [file, ...prefix] = command as [string, ...string[]];
+  const child = spawn(file, [...prefix, script, ...args], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -81,8 +81,8 @@ describe("a success body over maxResponseSize", () => {
     expect(written[0]).toBeLessThan(4 * MB + 16 * MB); // the cap plus what the socket buffers held
   });
 
-  it("the default is 64 MiB, and a call can raise (or lower) it for itself", async () => {
-    expect(DEFAULTS.maxResponseSize).toBe(64 * MB);
+  it("the default is 256 MiB, and a call can raise (or lower) it for itself", async () => {
+    expect(DEFAULTS.maxResponseSize).toBe(256 * MB);
     const server = await serve((res) => {
       res.writeHead(200, { "content-type": "application/json" }).end(computerOfSize(2 * MB));
     });
@@ -93,6 +93,11 @@ describe("a success body over maxResponseSize", () => {
     const defaults = clientOf(server, { maxRetries: 0 });
     expect((await defaults.computers.get("cmp_1")).id).toBe((success("getComputer") as { id: string }).id);
     expect(await defaults.computers.get("cmp_1", { maxResponseSize: MB }).catch((e) => e)).toBeInstanceOf(ResponseTooLargeError);
+    // Over the default, announced: refused without reading it.
+    const huge = await serve(streaming(200, 300 * MB));
+    const error = await clientOf(huge).computers.get("cmp_1").catch((e) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ limit: 256 * MB, size: 300 * MB });
   });
 
   it("a body exactly at the cap is accepted", async () => {
