@@ -58,11 +58,11 @@ const NUMERIC: Record<string, NumberRule> = {
   maxRetryAfter: waitMs,
 };
 
-/** Throws for a numeric option outside its range; `undefined` means "the default" and passes. */
-export function checkNumber(field: string, value: unknown, [allowed, ok]: NumberRule = NUMERIC[field.replace(/^.*\./, "")]!) {
-  if (value !== undefined && (typeof value !== "number" || Number.isNaN(value) || !ok(value))) {
-    throw new ValidationError(field, value, allowed);
-  }
+/** Throws for a numeric option outside its range (by default the rule of its name); `undefined` means "the default". */
+export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
+  if (value === undefined) return;
+  const [allowed, ok] = rule ?? NUMERIC[field.replace(/^.*\./, "")]!;
+  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed);
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);

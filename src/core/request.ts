@@ -249,26 +249,25 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
   let answered: Headers | undefined;
   try {
     const pendingHeaders = transport.headers(call.extraHeaders);
-    let headers = pendingHeaders instanceof Promise ? await wait(pendingHeaders) : pendingHeaders;
+    const sent = pendingHeaders instanceof Promise ? await wait(pendingHeaders) : pendingHeaders;
     if (transport.log.enabled("debug")) {
-      transport.log.write("debug", `→ ${call.label}`, { attempt: attempt + 1, params: call.params, headers: redactHeaders(headers) });
+      transport.log.write("debug", `→ ${call.label}`, { attempt: attempt + 1, params: call.params, headers: redactHeaders(sent) });
     }
     const fetchImpl = transport.fetch ?? globalThis.fetch;
-    const sent = headers;
-    const visited = [call.url];
-    let { url, method, body } = call;
+    let hop: Hop = { url: call.url, method: call.method, body: call.body, headers: sent };
+    let visited: string[] | undefined;
     let response: Response;
     for (;;) {
+      const { url, method, body, headers } = hop;
       // URL and init, not a Request: fetch builds the only Request.
       const init: RequestInit = { method, headers: body === undefined ? headers : withJsonType(headers), body, signal: controller.signal };
       if (FOLLOW_REDIRECTS) init.redirect = "manual";
       response = await wait(fetchImpl(url, init), cancelBody);
       complete = false;
-      const next = FOLLOW_REDIRECTS ? redirectOf(response, { url, method, body, headers }, visited) : undefined;
-      if (!next) break;
+      if (!FOLLOW_REDIRECTS || !REDIRECTS.has(response.status) || !response.headers.has("location")) break;
+      hop = redirectOf(response, hop, (visited ??= [call.url]));
       // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
       if ((await read(response, ERROR_BODY_LIMIT)).more) reader?.cancel().catch(ignore);
-      ({ url, method, body, headers } = next);
     }
     status = response.status;
     answered = response.headers;
@@ -292,16 +291,12 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
       }
       return { status, headers: answered, error: APIError.from(status, answered, detail) };
     }
-    const tooLarge = (size?: number): AttemptOutcome => ({
-      status,
-      headers: answered,
-      error: new ResponseTooLargeError(status!, answered!, call.maxResponseSize, size),
-    });
+    const { maxResponseSize } = call;
     const announced = Number(response.headers.get("content-length"));
-    if (announced > call.maxResponseSize) return tooLarge(announced);
-    let whole: { text: string; more: boolean };
+    let whole: { text: string; more: boolean } | undefined;
     try {
-      whole = await read(response, call.maxResponseSize);
+      // Announced over the limit: not read at all.
+      if (!(announced > maxResponseSize)) whole = await read(response, maxResponseSize);
     } catch (cause) {
       if (!(cause instanceof IncompleteBody)) throw cause;
       const partial = transport.scrub(cause.partial, sent);
@@ -322,7 +317,10 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     // A cancelled stream ends quietly (done), so an interruption during the body shows only here.
     const stopped = interrupted();
     if (stopped) return stopped;
-    if (whole.more) return tooLarge();
+    if (!whole || whole.more) {
+      const error = new ResponseTooLargeError(status, answered, maxResponseSize, whole ? undefined : announced);
+      return { status, headers: answered, error };
+    }
     return parseBody(call.op, response, whole.text, (raw) => transport.scrub(raw, sent));
   } catch (cause) {
     const stopped = interrupted();
@@ -347,15 +345,14 @@ interface Hop {
 }
 
 /**
- * The request a redirect leads to, or undefined when `response` is not one to follow. On Node, Bun and Deno
+ * The request a redirect (a 301, 302, 303, 307 or 308 with a Location) leads to. On Node, Bun and Deno
  * (`redirect: "manual"`) the SDK follows redirects itself: within the origin with the same headers; to another
  * origin with none of the caller's headers and no key, and never with a body; at most MAX_REDIRECTS, never in a
  * loop (`visited` lists the URLs so far, the call's own first). A browser follows redirects itself, and there the Fetch standard already drops the credential on a
  * cross-origin redirect (and CORS applies).
  */
-function redirectOf(response: Response, from: Hop, visited: string[]): Hop | undefined {
-  const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null;
-  if (location === null) return undefined;
+function redirectOf(response: Response, from: Hop, visited: string[]): Hop {
+  const location = response.headers.get("location")!;
   const refuse = (why: string) => new RedirectError(response.status, response.headers, undefined, `${response.status}: ${why}`);
   let next: URL;
   try {
