@@ -2,7 +2,7 @@
 // once, seen from the server's side; and a program whose calls have failed exits at once, timed from outside.
 import { afterEach, describe, expect, it } from "vitest";
 import { APIConnectionTimeoutError, APIUserAbortError, NotFoundError, OrgAgent, type ClientOptions } from "../../src/index.js";
-import { bundle, runTimed, type TimedRun } from "./child-process.js";
+import { bundle, runTimed, type TimedRun } from "../support/child-process.js";
 import { endlessErrorBody, headersThenStall, never, stalledServer, type Answer, type StalledServer } from "./stalled-server.js";
 
 const servers: StalledServer[] = [];

@@ -7,7 +7,7 @@ import { expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { OrgAgent, OrgAgentError } from "../../src/index.js";
 import { calls, operationIds } from "./calls.js";
-import { bundle, runTimed } from "./child-process.js";
+import { bundle, runTimed } from "../support/child-process.js";
 import { seededPlan, startFaultServer } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
 import { stalledServer } from "./stalled-server.js";

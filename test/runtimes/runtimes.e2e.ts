@@ -11,7 +11,7 @@ import { extname, join, normalize, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPrism } from "../../scripts/prism.mjs";
 import { createConsumerProject, mustRun, type ConsumerProject } from "../package/consumer-project.js";
-import { runTimed } from "../resilience/child-process.js";
+import { runTimed } from "../support/child-process.js";
 import type { StalledServer } from "../resilience/stalled-server.js";
 import { launchChromium } from "./chromium.js";
 import { expectedSummary, smokeConfig, startSmokeStalledServer } from "./smoke-expectations.js";
