@@ -35,11 +35,11 @@ let compiled: CommandResult;
 beforeAll(async () => {
   project = await createConsumerProject();
   // Prism mocks the spec the package ships, not the repo's copy.
-  [prism, compiled, stalled] = await Promise.all([
+  [prism, compiled] = await Promise.all([
     startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") }),
     project.typecheck("node16"),
-    startSmokeStalledServer(),
   ]);
+  stalled = await startSmokeStalledServer(prism.url);
 });
 afterAll(async () => {
   await Promise.all([prism?.close(), stalled?.close()]);

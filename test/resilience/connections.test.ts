@@ -3,6 +3,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { APIConnectionTimeoutError, APIUserAbortError, NotFoundError, OrgAgent, type ClientOptions } from "../../src/index.js";
 import { bundle, runTimed, type TimedRun } from "../support/child-process.js";
+import { scripted } from "./support.js";
+import { success } from "./fault-server.js";
 import { endlessErrorBody, headersThenStall, never, stalledServer, type Answer, type StalledServer } from "./stalled-server.js";
 
 const servers: StalledServer[] = [];
@@ -130,6 +132,31 @@ describe("a program whose calls failed exits at once (a child process, timed fro
     expect(exitDelay(run, /^rejected/)).toBeLessThan(1_000);
     expect(server.open()).toBe(0);
   });
+
+  it("with 256 file descriptors, 300 timed-out calls in a row leave room: a healthy host still answers", async () => {
+    const script = await bundle({
+      source: `
+        import { OrgAgent } from "./src/index.ts";
+        const [stalledUrl, healthyUrl] = process.argv.slice(2);
+        const stalled = new OrgAgent({ apiKey: "test-key", baseUrl: stalledUrl, timeout: 10, maxRetries: 0, logLevel: "off" });
+        const errors = {};
+        for (let i = 0; i < 300; i++) {
+          await stalled.computers.get("cmp_1").catch((error) => (errors[error.name] = (errors[error.name] ?? 0) + 1));
+        }
+        const healthy = new OrgAgent({ apiKey: "test-key", baseUrl: healthyUrl, maxRetries: 0 });
+        console.log(JSON.stringify({ errors, healthy: (await healthy.computers.get("cmp_1")).id }));
+      `,
+    });
+    const server = await serve(never);
+    const healthy = await scripted();
+    const run = await runTimed(script, [server.url, healthy.url], {
+      command: ["sh", "-c", 'ulimit -n 256 && exec "$0" "$@"', process.execPath],
+      killAfter: 25_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({ errors: { APIConnectionTimeoutError: 300 }, healthy: (success("getComputer") as { id: string }).id });
+    expect(server.open("holding")).toBe(0);
+  }, 30_000);
 
   it("the CLI against a server that stalls every answer exits right after printing its error", async () => {
     cli ??= await bundle({ file: "src/cli.ts" });

@@ -71,15 +71,17 @@ export const expectedSummary = {
     { errorClass: "APIConnectionTimeoutError", withinMs: true },
   ],
   heldOneSecondLater: 0,
+  // Redirected to Prism, another origin: the key does not go along, so Prism refuses the request.
+  crossOriginRedirect: "AuthenticationError 401",
   browserRefused: false,
 };
 
 /**
  * The smoke's stalled server (SmokeConfig.stalledUrl), reachable cross-origin from a browser too: `/never/…` is held
  * and never answered, `/endless/…` gets headers and a body that never ends, `/held` counts the requests held on
- * connections still open.
+ * connections still open, and `/redirect/<path>` redirects to `<path>` on `redirectTo` (another origin).
  */
-export async function startSmokeStalledServer(): Promise<StalledServer> {
+export async function startSmokeStalledServer(redirectTo: string): Promise<StalledServer> {
   const server: StalledServer = await stalledServer((res, req) => {
     const cors = {
       "access-control-allow-origin": "*",
@@ -90,6 +92,9 @@ export async function startSmokeStalledServer(): Promise<StalledServer> {
     if (req.url === "/held") {
       const held = server.open("holding") - 1; // not this request
       return void res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ held }));
+    }
+    if (req.url!.startsWith("/redirect/")) {
+      return void res.writeHead(302, { ...cors, location: `${redirectTo}${req.url!.slice("/redirect".length)}` }).end();
     }
     if (req.url!.startsWith("/endless/")) {
       res.writeHead(200, { ...cors, "content-type": "application/json", "content-length": "1000" });

@@ -36,7 +36,8 @@ export interface SmokeConfig {
   examples: { groupedTokens: string; lastUsersPage: string };
   /**
    * A server that holds requests: `/never/…` are never answered, `/endless/…` get headers and a body that never
-   * ends; `/held` says how many requests it holds on connections still open. It answers CORS preflights.
+   * ends; `/held` says how many requests it holds on connections still open; `/redirect/…` redirects to the same
+   * path on Prism (another origin). It answers CORS preflights.
    */
   stalledUrl: string;
 }
@@ -59,6 +60,8 @@ export interface SmokeSummary {
   /** Calls to a real server that stalls (no answer; an endless body): on time, and 1 s later no connection holds them. */
   stalled: { errorClass: string; withinMs: boolean }[];
   heldOneSecondLater: number;
+  /** What a redirect to another origin (Prism, which wants a key) comes to: the key must not follow it. */
+  crossOriginRedirect: string;
   /** Whether the client refuses to start without `dangerouslyAllowBrowser` (in a browser only). */
   browserRefused: boolean;
 }
@@ -179,6 +182,14 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const held = (await (await fetch(`${config.stalledUrl}/held`)).json()) as { held: number };
 
+  let crossOriginRedirect = "resolved";
+  try {
+    await new OrgAgent({ ...options, fetch: undefined, baseUrl: `${config.stalledUrl}/redirect` }).computers.get("cmp_3e9d0a4b7c2f4e61");
+  } catch (error) {
+    if (!(error instanceof APIError)) throw error;
+    crossOriginRedirect = `${error.name} ${error.status}`;
+  }
+
   return {
     tokenDays: tokens.data.map((row) => row.date),
     groupedModels: groupedRows.map((row) => row.group_key),
@@ -194,6 +205,7 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     timeouts,
     stalled,
     heldOneSecondLater: held.held,
+    crossOriginRedirect,
     browserRefused,
   };
 }
