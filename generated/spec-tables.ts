@@ -77,7 +77,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "data": "array",
         "meta": "object"
       }
@@ -129,7 +129,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "data": "array",
         "meta": "object"
       }
@@ -181,7 +181,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "data": "array",
         "meta": "object"
       }
@@ -223,7 +223,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "data": "array",
         "meta": "object"
       }
@@ -283,7 +283,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "data": "array",
         "meta": "object"
       }
@@ -327,7 +327,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "reports": "array"
       }
     },
@@ -364,7 +364,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "changes": "array",
         "pagination": "object"
       }
@@ -417,7 +417,7 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
+      "required": {
         "updated": "array",
         "errors": "array"
       }
@@ -502,7 +502,14 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "sessionId": "string",
+        "status": "string",
+        "messageCount": "integer",
+        "createdAt": "integer",
+        "updatedAt": "integer"
+      }
     }
   },
   "getSession": {
@@ -529,7 +536,14 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "sessionId": "string",
+        "status": "string",
+        "messageCount": "integer",
+        "createdAt": "integer",
+        "updatedAt": "integer"
+      }
     }
   },
   "sendSessionMessage": {
@@ -606,7 +620,11 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "messageId": "string",
+        "status": "string"
+      }
     }
   },
   "getSessionMessage": {
@@ -642,8 +660,12 @@ export const operations = {
     },
     "response": {
       "type": "object",
-      "envelope": {
-        "content": "array"
+      "required": {
+        "id": "string",
+        "role": "string",
+        "content": "array",
+        "createdAt": "number",
+        "updatedAt": "number"
       }
     }
   },
@@ -663,7 +685,13 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "id": "string",
+        "name": "string",
+        "providerType": "string",
+        "createdAt": "number"
+      }
     }
   },
   "getComputerByName": {
@@ -683,7 +711,13 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "id": "string",
+        "name": "string",
+        "providerType": "string",
+        "createdAt": "number"
+      }
     }
   },
   "retryComputerInstallDeps": {
@@ -702,7 +736,13 @@ export const operations = {
       }
     },
     "response": {
-      "type": "object"
+      "type": "object",
+      "required": {
+        "id": "string",
+        "name": "string",
+        "providerType": "string",
+        "createdAt": "number"
+      }
     }
   }
 } as const;

@@ -36,18 +36,18 @@ function fieldRule(spec, schema, depth = 0) {
 }
 
 /**
- * The top-level shape of a success body that the SDK checks before handing it over: its type, and its required
- * container properties (an envelope's `data` array, `meta` object). Scalars are not checked, so a service that
- * omits or adds a field does not break callers.
+ * The top-level shape of a success body that the SDK checks before handing it over: its type, and each required
+ * property with its JSON type (`any` when the spec gives a union). Only the top level is checked, so a service
+ * that adds a field, or changes one deep inside, does not break callers; a body missing a required field does.
  */
 function responseShape(spec, schema) {
   const shape = { type: schema.type };
-  const envelope = {};
+  const required = {};
   for (const name of schema.required ?? []) {
     const type = deref(spec, schema.properties?.[name])?.type;
-    if (type === "array" || type === "object") envelope[name] = type;
+    required[name] = typeof type === "string" ? type : "any";
   }
-  if (Object.keys(envelope).length) shape.envelope = envelope;
+  if (Object.keys(required).length) shape.required = required;
   return shape;
 }
 

@@ -3,10 +3,11 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { operations as OperationTypes, paths } from "../generated/openapi.js";
 import { operations, type HostName, type OperationId } from "../generated/spec-tables.js";
-import { OrgAgentError, ValidationError } from "./core/errors.js";
+import { APIKeyFunctionError, OrgAgentError, ValidationError } from "./core/errors.js";
 import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
+import { DEFAULTS, checkBackoff, checkHeaderValue, checkHeaders, checkNumber, type RequestOptions } from "./core/options.js";
 import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
-import { send, type RequestOptions, type RetryPolicy, type Transport } from "./core/request.js";
+import { send, type RetryPolicy, type Transport } from "./core/request.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
 import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
 
@@ -24,7 +25,7 @@ export interface ClientOptions {
    * and an init; `client.raw` passes a Request, as openapi-fetch does). Default `globalThis.fetch`.
    */
   fetch?: typeof fetch | undefined;
-  /** Headers sent with every request. */
+  /** Headers sent with every request (not `Authorization`: the client sets it from `apiKey`). */
   headers?: Record<string, string> | undefined;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number | undefined;
@@ -36,6 +37,13 @@ export interface ClientOptions {
   maxRetryAfter?: number | undefined;
   /** Exponential backoff between retries, in ms. Default `{ initial: 500, max: 8000 }`. */
   backoff?: { initial?: number; max?: number } | undefined;
+  /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 256 MiB. */
+  maxResponseSize?: number | undefined;
+  /**
+   * Allow the client in a browser-like environment (a page or a web worker), where anyone who can open the page
+   * can read the API key. Refused by default; see docs/reliability.md. Default false.
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
   /** Default env ORGAGENT_LOG, else `warn`. */
   logLevel?: LogLevel | undefined;
   /** Default `console`. */
@@ -92,12 +100,27 @@ export class OrgAgent {
   readonly #transport: Transport;
 
   constructor(options: ClientOptions = {}) {
+    if (inBrowser() && !options.dangerouslyAllowBrowser) {
+      throw new OrgAgentError(
+        "orgagent does not run in a browser by default: its API key administers the organization, and any key in a " +
+          "web page can be read by anyone who opens the page. Call the API from a server. If the key is the page " +
+          "user's own and the page is theirs alone, pass `dangerouslyAllowBrowser: true`.",
+      );
+    }
     const apiKey = options.apiKey ?? env(ENV.apiKey);
     if (apiKey === undefined || apiKey === "") {
       throw new OrgAgentError(
         `Missing API key: pass \`apiKey\` to new OrgAgent({ apiKey }) or set the ${ENV.apiKey} environment variable.`,
       );
     }
+    if (typeof apiKey === "string") checkHeaderValue(apiKey, "apiKey");
+    else if (typeof apiKey !== "function") throw new ValidationError("apiKey", typeof apiKey, "a string or a function", `a ${typeof apiKey}`);
+    for (const name of ["maxRetries", "timeout", "deadline", "maxRetryAfter", "maxResponseSize"] as const) {
+      checkNumber(name, options[name]);
+    }
+    checkBackoff("backoff.initial", options.backoff?.initial);
+    checkBackoff("backoff.max", options.backoff?.max);
+    if (options.headers !== undefined) checkHeaders(options.headers, "headers");
     const baseUrl = options.baseUrl ?? env(ENV.baseUrl);
     if (!baseUrl) {
       throw new OrgAgentError(
@@ -122,11 +145,15 @@ export class OrgAgent {
       pathSerializer: serializePath,
     });
     const policy: RetryPolicy = {
-      maxRetries: options.maxRetries ?? 2,
-      timeout: options.timeout ?? 60_000,
+      maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+      timeout: options.timeout ?? DEFAULTS.timeout,
       deadline: options.deadline,
-      maxRetryAfter: options.maxRetryAfter ?? 60_000,
-      backoff: { initial: options.backoff?.initial ?? 500, max: options.backoff?.max ?? 8_000 },
+      maxRetryAfter: options.maxRetryAfter ?? DEFAULTS.maxRetryAfter,
+      backoff: {
+        initial: options.backoff?.initial ?? DEFAULTS.backoff.initial,
+        max: options.backoff?.max ?? DEFAULTS.backoff.max,
+      },
+      maxResponseSize: options.maxResponseSize ?? DEFAULTS.maxResponseSize,
     };
     this.#transport = {
       fetch: options.fetch,
@@ -171,6 +198,7 @@ export class OrgAgent {
     const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
     if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
     const { maxItems, ...requestOptions } = options;
+    checkNumber("options.maxItems", maxItems);
     return new PagePromise(rule, query, (pageQuery) => this.call(operationId, { query: pageQuery }, undefined, requestOptions), {
       maxItems,
       signal: options.signal,
@@ -189,18 +217,44 @@ export class OrgAgent {
     return this.baseUrl;
   }
 
-  /** Synchronous for a fixed key: a resource call then pays no await for its headers. */
+  /** Synchronous for a fixed key (or a sync function): a resource call then pays no await for its headers. */
   #requestHeaders(extra?: Record<string, string>): Record<string, string> | Promise<Record<string, string>> {
     const source = this.#apiKey;
-    return typeof source === "function"
-      ? Promise.resolve(source()).then((key) => this.#withKey(key, extra))
-      : this.#withKey(source, extra);
+    if (typeof source !== "function") return this.#withKey(source, extra);
+    let key: unknown;
+    try {
+      key = source();
+    } catch (cause) {
+      throw keyFunctionFailed(cause);
+    }
+    return typeof (key as PromiseLike<unknown> | undefined)?.then === "function"
+      ? Promise.resolve(key).then(
+          (resolved) => this.#withKey(resolved, extra),
+          (cause) => Promise.reject(keyFunctionFailed(cause)),
+        )
+      : this.#withKey(key, extra);
   }
 
   #withKey(key: unknown, extra?: Record<string, string>): Record<string, string> {
-    if (typeof key !== "string" || !key) throw new OrgAgentError("The apiKey function returned no key.");
-    this.#currentKey = key;
-    if (extra) return { ...this.#headers, ...extra, Authorization: `${BEARER}${key}` };
+    if (typeof key !== "string" || !key) {
+      const what = key === "" ? "an empty string" : key === null ? "null" : `a value of type ${typeof key}`;
+      throw new APIKeyFunctionError(`The apiKey function returned ${what}; expected a non-empty string.`);
+    }
+    if (key !== this.#currentKey) {
+      checkHeaderValue(key, "apiKey"); // a rotated key is checked once, when it first comes
+      this.#currentKey = key;
+    }
+    if (extra) {
+      // A call's header replaces the client's of the same name in any letter case, instead of joining it.
+      const merged: Record<string, string> = { ...this.#headers };
+      for (const name in extra) {
+        const lower = name.toLowerCase();
+        for (const existing in merged) if (existing.toLowerCase() === lower) delete merged[existing];
+        merged[name] = extra[name]!;
+      }
+      merged.Authorization = `${BEARER}${key}`;
+      return merged;
+    }
     // The common case (same key, no per-call headers) reuses one frozen object instead of building it per call.
     if (key !== this.#sharedHeadersKey || !this.#sharedHeaders) {
       this.#sharedHeaders = Object.freeze({ ...this.#headers, Authorization: `${BEARER}${key}` });
@@ -211,12 +265,14 @@ export class OrgAgent {
 
   /** openapi-fetch's client with credentials added and each path sent to its own host. */
   #routedRawClient(inner: Client<paths>): Client<paths> {
-    const request = async (method: string, path: string, init: any = {}) =>
-      inner.request(method.toLowerCase() as "get", path as any, {
+    const request = async (method: string, path: string, init: any = {}) => {
+      if (isPlainObject(init.headers)) checkHeaders(init.headers, "headers");
+      return inner.request(method.toLowerCase() as "get", path as any, {
         ...init,
         headers: await this.#requestHeaders(init.headers),
         ...(hostOfPath[path] ? { baseUrl: this.#hostUrl(hostOfPath[path]) } : {}),
       });
+    };
     const raw: Record<string, unknown> = {
       request,
       use: (...middleware: any[]) => inner.use(...middleware),
@@ -255,6 +311,22 @@ function serializePath(pathname: string, params: Record<string, unknown>): strin
 }
 
 const BEARER = "Bearer ";
+
+function keyFunctionFailed(cause: unknown): OrgAgentError {
+  // Our own errors pass as they are; anything else is wrapped, its message left out of ours: it is the key
+  // function's, and could quote a secret.
+  if (cause instanceof OrgAgentError) return cause;
+  return new APIKeyFunctionError("The apiKey function threw; the error it threw is this error's `cause`.", { cause });
+}
+
+/** A page or a web worker: where any script that can read the page can read the key. */
+function inBrowser(): boolean {
+  const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
+  return scope.document !== undefined || scope.WorkerGlobalScope !== undefined;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, string> =>
+  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 function checkUrl(value: string, option: string): string {
   try {

@@ -4,6 +4,7 @@ export {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
+  APIKeyFunctionError,
   APIUserAbortError,
   AuthenticationError,
   BadRequestError,
@@ -13,13 +14,15 @@ export {
   OrgAgentError,
   PermissionDeniedError,
   RateLimitError,
+  RedirectError,
+  ResponseTooLargeError,
   UnprocessableEntityError,
   ValidationError,
 } from "./core/errors.js";
 export type { LogLevel, Logger } from "./core/log.js";
 export { PagePromise, PaginationError } from "./core/pagination.js";
 export type { PageOptions } from "./core/pagination.js";
-export type { RequestOptions } from "./core/request.js";
+export type { RequestOptions } from "./core/options.js";
 export { WaitTimeoutError } from "./core/wait.js";
 export type { WaitOptions } from "./core/wait.js";
 export { dateRange } from "./dates.js";

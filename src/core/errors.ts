@@ -16,8 +16,10 @@ export class ValidationError extends OrgAgentError {
     readonly value: unknown,
     /** What the field allows, e.g. `an integer from 1 to 100`. */
     readonly allowed: string,
+    /** How the message shows the value; a credential passes a description instead (and `value` is then "***"). */
+    shown = describeValue(value),
   ) {
-    super(`${field}: ${describeValue(value)} is not allowed; expected ${allowed}`);
+    super(`${field}: ${shown} is not allowed; expected ${allowed}`);
   }
 }
 
@@ -106,6 +108,39 @@ const STATUS_ERRORS: Record<number, typeof APIError> = {
   429: RateLimitError,
 };
 
+/**
+ * A success body larger than `maxResponseSize`: reading stopped there and the connection was closed. Never retried
+ * (the same request would bring the same body); raise the option for that call if the answer is expected.
+ */
+export class ResponseTooLargeError extends APIError {
+  override name = "ResponseTooLargeError";
+  constructor(
+    status: number,
+    headers: Headers,
+    /** The `maxResponseSize` in force, in bytes. */
+    readonly limit: number,
+    /** The size the server announced in Content-Length, when it did. */
+    readonly size: number | undefined,
+  ) {
+    super(
+      status,
+      headers,
+      undefined,
+      `${status}: the response body is ${size === undefined ? `over ${bytes(limit)}` : bytes(size)}, more than maxResponseSize (${bytes(limit)}); reading stopped. Raise maxResponseSize for this call if such an answer is expected.`,
+    );
+  }
+}
+
+/** A redirect the SDK does not follow: a loop, too many, a bad Location, or a write sent on to another origin. */
+export class RedirectError extends APIError {
+  override name = "RedirectError";
+}
+
+/** The `apiKey` function threw, or returned no usable key; the original error, if any, is the `cause`. */
+export class APIKeyFunctionError extends OrgAgentError {
+  override name = "APIKeyFunctionError";
+}
+
 /** The request did not get an HTTP response: DNS, refused or reset connection, TLS. */
 export class APIConnectionError extends OrgAgentError {
   override name = "APIConnectionError";
@@ -151,8 +186,13 @@ export function snippet(text: string): string {
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;
 }
 
+function bytes(n: number): string {
+  return `${n.toLocaleString("en-US")} bytes`;
+}
+
 function describeValue(value: unknown): string {
   if (value === undefined) return "a missing value";
+  if (typeof value === "number") return String(value); // JSON would show NaN and Infinity as null
   let text: string;
   try {
     text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));

@@ -11,7 +11,9 @@ export interface Logger {
 }
 
 const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
-const REDACTED_HEADERS = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", "x-api-key"]);
+// Any header whose name looks like it carries a credential: Authorization, Cookie, X-Api-Key, X-Auth-Token,
+// X-Session-Id, X-Amz-Signature… A harmless header redacted by mistake costs nothing; a leaked one does.
+const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|passw|signature|credential/i;
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return typeof value === "string" && value in LEVELS;
@@ -21,7 +23,7 @@ export function isLogLevel(value: unknown): value is LogLevel {
 export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers ?? {});
-  for (const [name, value] of entries) out[name] = REDACTED_HEADERS.has(name.toLowerCase()) ? "***" : value;
+  for (const [name, value] of entries) out[name] = CREDENTIAL_HEADER.test(name) ? "***" : value;
   return out;
 }
 

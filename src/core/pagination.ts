@@ -32,6 +32,12 @@ export class PaginationError extends OrgAgentError {
 
 type FetchPage<Page> = (query: Record<string, unknown>) => Promise<Page>;
 
+/**
+ * Consecutive pages without items that still say there is more, after which the list is taken to be broken: a
+ * server handing out ever-new cursors on empty pages would otherwise be asked forever.
+ */
+export const MAX_EMPTY_PAGES = 3;
+
 export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable<Item> {
   #first: Promise<Page> | undefined;
 
@@ -70,10 +76,15 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     const initial = query[rule.cursorParam];
     if (typeof initial === "string") seen.add(initial);
     let page = await this.first();
+    let empty = 0;
     for (;;) {
       yield page;
       const next = this.nextCursor(page, query);
       if (next === undefined) return;
+      empty = itemsOf(page, rule).length ? 0 : empty + 1;
+      if (empty >= MAX_EMPTY_PAGES) {
+        throw new PaginationError(`${empty} pages in a row had no items but said there was more; stopping to avoid an endless list.`);
+      }
       if (seen.has(next)) {
         throw new PaginationError(`The server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop.`);
       }

@@ -1,5 +1,6 @@
-// One call = one or more attempts, each a plain `fetch(url, init)`. This file owns the policy between attempts:
-// per-attempt timeout, overall deadline, abort, which failures are retried, backoff and Retry-After.
+// One call = one or more attempts, each a plain `fetch(url, init)`. This file owns the policy between attempts
+// (per-attempt timeout, overall deadline, abort, which failures are retried, backoff and Retry-After) and what one
+// attempt may cost: its connection is released the moment it ends, its body is bounded, its redirects are checked.
 // The URL is built with openapi-fetch's own serializers; every attempt hands fetch a fresh init (the body is a
 // string), so a consumed Request is never re-sent.
 import { createFinalURL, createQuerySerializer } from "openapi-fetch";
@@ -9,31 +10,16 @@ import {
   APIError,
   APIUserAbortError,
   OrgAgentError,
+  RedirectError,
+  ResponseTooLargeError,
   isRecord,
   parseRetryAfter,
   snippet,
 } from "./errors.js";
 import { redactHeaders, type Log } from "./log.js";
+import { ERROR_BODY_LIMIT, MAX_REDIRECTS, checkRequestOptions, type RequestOptions } from "./options.js";
 
-/** Options every method accepts as its last argument, and the client as defaults. */
-export interface RequestOptions {
-  /** Aborts the call at once, also during a backoff wait, with APIUserAbortError. */
-  signal?: AbortSignal | undefined;
-  /** Milliseconds one attempt may take. Default 60,000. */
-  timeout?: number | undefined;
-  /** Milliseconds the whole call may take across attempts and waits. Default: none. */
-  deadline?: number | undefined;
-  /** Retries after the first attempt. Default 2. */
-  maxRetries?: number | undefined;
-  /** Extra request headers for this call. */
-  headers?: Record<string, string> | undefined;
-  /**
-   * Treat this call as safe to repeat. Writes that are not idempotent (creating a session, sending a message,
-   * retrying install-deps) are otherwise retried only when the server surely did not act on them (429, or a
-   * connection that failed before the request was sent); set this to accept a possible duplicate.
-   */
-  idempotent?: boolean | undefined;
-}
+export type { RequestOptions } from "./options.js";
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -43,6 +29,8 @@ export interface RetryPolicy {
   maxRetryAfter: number;
   /** Exponential backoff: first delay and cap, in ms (jittered down by up to 25%). */
   backoff: { initial: number; max: number };
+  /** Largest success body read, in bytes. */
+  maxResponseSize: number;
 }
 
 /** What an operation looks like to the transport: the generated spec table's entry. */
@@ -50,7 +38,7 @@ export interface OperationSpec {
   readonly method: string;
   readonly path: string;
   readonly host: string;
-  readonly response?: { readonly type?: string; readonly envelope?: { readonly [name: string]: string } };
+  readonly response?: { readonly type?: string; readonly required?: { readonly [name: string]: string } };
 }
 
 export interface Transport {
@@ -83,6 +71,21 @@ const NOT_SENT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** Everything an attempt needs that stays the same across the attempts of one call. */
+interface Call {
+  readonly transport: Transport;
+  readonly op: OperationSpec;
+  readonly label: string;
+  readonly method: string;
+  readonly url: string;
+  /** JSON text: a string can be sent again by every attempt, where a stream could be read only once. */
+  readonly body: string | undefined;
+  readonly params: CallParams;
+  readonly extraHeaders: Record<string, string> | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly maxResponseSize: number;
+}
+
 export async function send(
   transport: Transport,
   op: OperationSpec,
@@ -90,6 +93,7 @@ export async function send(
   body: unknown,
   options: RequestOptions = {},
 ): Promise<unknown> {
+  checkRequestOptions(options, "options.");
   const policy = transport.policy;
   const maxRetries = options.maxRetries ?? policy.maxRetries;
   const timeout = options.timeout ?? policy.timeout;
@@ -97,9 +101,12 @@ export async function send(
   const idempotent = options.idempotent ?? (op.method === "GET" || op.method === "PUT");
   const signal = options.signal;
   const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
-  // Built once per call: a ValidationError from the path serializer is thrown before anything is sent.
-  const request: PreparedRequest = {
+  const call: Call = {
+    transport,
+    op,
+    label: `${op.method} ${op.path}`,
     method: op.method,
+    // Built once per call: a ValidationError from the path serializer is thrown before anything is sent.
     url: createFinalURL(op.path, {
       baseUrl: transport.baseUrl(op.host),
       params: { path: params.path, query: params.query },
@@ -107,35 +114,27 @@ export async function send(
       pathSerializer: transport.pathSerializer,
     }),
     body: body === undefined ? undefined : JSON.stringify(body),
+    params,
+    extraHeaders: options.headers,
+    signal,
+    maxResponseSize: options.maxResponseSize ?? policy.maxResponseSize,
   };
-  const label = `${op.method} ${op.path}`;
   const { log } = transport;
 
   for (let attempt = 0; ; attempt++) {
-    const pending = transport.headers(options.headers);
-    const headers = pending instanceof Promise ? await pending : pending;
-    // Checked after the await above: from here to the listener in attemptOnce nothing yields, so no abort is missed.
     if (signal?.aborted) throw new APIUserAbortError();
     const remaining = deadlineAt - performance.now();
     if (remaining <= 0) throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded.`);
-    const attemptTimeout = Math.min(timeout, remaining);
+    const limited = remaining < timeout;
     const started = performance.now();
-    if (log.enabled("debug")) {
-      log.write("debug", `→ ${label}`, { attempt: attempt + 1, params, headers: redactHeaders(headers) });
-    }
-
     const outcome = await attemptOnce(
-      transport.fetch ?? globalThis.fetch,
-      (text) => transport.scrub(text, headers),
-      op,
-      request,
-      headers,
-      signal,
-      attemptTimeout,
-      signal !== undefined || attempt > 0 || !SIGNAL_FOR_RETRIES_ONLY,
+      call,
+      attempt,
+      limited ? remaining : timeout,
+      limited ? `Deadline of ${deadline} ms exceeded.` : `Request timed out after ${timeout} ms.`,
     );
     if (log.enabled("debug")) {
-      log.write("debug", `← ${label}`, {
+      log.write("debug", `← ${call.label}`, {
         status: outcome.status,
         ms: Math.round(performance.now() - started),
         ...(outcome.error ? { error: outcome.error.name } : {}),
@@ -145,21 +144,20 @@ export async function send(
     if (!outcome.error) return outcome.data;
 
     const error = outcome.error;
-    if (error instanceof APIUserAbortError) throw error;
     const retryable = isRetryable(outcome, idempotent);
     if (!retryable) throw error;
     if (attempt >= maxRetries) {
-      log.write("warn", `${label} failed after ${attempt + 1} attempts: ${error.message}`);
+      log.write("warn", `${call.label} failed after ${attempt + 1} attempts: ${error.message}`);
       throw error;
     }
     const retryAfter = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
     if (retryAfter !== undefined && retryAfter > policy.maxRetryAfter) {
-      log.write("warn", `${label}: server asked to wait ${retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
+      log.write("warn", `${call.label}: server asked to wait ${retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
       throw error;
     }
     const delay = retryAfter ?? backoffDelay(attempt, policy.backoff);
     if (performance.now() + delay >= deadlineAt) throw error;
-    log.write("info", `${label}: ${error.message}; retrying in ${Math.round(delay)} ms`, {
+    log.write("info", `${call.label}: ${error.message}; retrying in ${Math.round(delay)} ms`, {
       attempt: attempt + 2,
       of: maxRetries + 1,
     });
@@ -177,6 +175,7 @@ function isRetryable(outcome: AttemptOutcome, idempotent: boolean): boolean {
   // Includes per-attempt timeouts: the request may have been received, so only a connection that never
   // carried it lets a write go again.
   if (error instanceof APIConnectionError) return idempotent || error.notSent;
+  // Aborts, and our own errors (a bad key from the apiKey function…): repeating cannot help.
   return false;
 }
 
@@ -192,110 +191,115 @@ interface AttemptOutcome {
 // openapi-fetch's own query serializer with its defaults (form, explode), the one its client uses.
 const querySerializer = createQuerySerializer();
 
-interface PreparedRequest {
-  method: string;
-  url: string;
-  /** JSON text: a string can be sent again by every attempt, where a stream could be read only once. */
-  body: string | undefined;
-}
-
 /**
- * One attempt. Its timeout, and the caller's signal, end the wait at once even if `fetch` ignores its signal: the
- * answer is raced against them, and a body being read is cancelled (which closes the connection).
- * Whether fetch also gets an AbortSignal, so that the request itself is aborted:
- * - a retry, a call with a caller's signal, and every attempt in a browser: yes;
- * - a first attempt without a signal elsewhere (Node, Bun, Deno): no. Following an AbortSignal costs Node's fetch
- *   about 7% of its loopback throughput (a listener, a WeakRef and a FinalizationRegistry entry per request). If it
- *   times out before the headers come, the request is abandoned: its connection is closed when the server does
- *   answer, or by the runtime's own header timeout (Node: 300 s). Browsers pay little for a signal but hold few
- *   connections per origin, so there every attempt is aborted.
+ * One attempt: ask for the key, send, follow redirects, read the body. It owns an AbortController that fetch
+ * follows; the timeout, the deadline, the caller's signal and any early end (an error body read as far as we keep
+ * it, a body over maxResponseSize, any error) abort it, which closes the connection at once, and cancel a body
+ * being read. Every wait is also raced against that end, so even a fetch (or an apiKey function) that ignores its
+ * signal cannot hold the call past its time. Only a body read to its end leaves the connection to the runtime's pool.
  */
-async function attemptOnce(
-  fetchImpl: typeof fetch,
-  scrub: (text: string) => string,
-  op: OperationSpec,
-  request: PreparedRequest,
-  headers: Record<string, string>,
-  signal: AbortSignal | undefined,
-  timeout: number,
-  abortable: boolean,
-): Promise<AttemptOutcome> {
-  const controller = abortable ? new AbortController() : undefined;
-  let timedOut = false;
+async function attemptOnce(call: Call, attempt: number, timeout: number, timeoutMessage: string): Promise<AttemptOutcome> {
+  const { transport, signal } = call;
+  const controller = new AbortController();
+  let why: "timeout" | "abort" | undefined;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let stopWaiting: ((reason: unknown) => void) | undefined;
-  const interrupt = () => {
-    controller?.abort();
+  // Whether a response body was read to its end: then its connection is free, and nothing needs closing.
+  let complete = false;
+  const release = () => {
+    controller.abort();
     stopWaiting?.(INTERRUPTED);
     reader?.cancel().catch(ignore);
   };
-  signal?.addEventListener("abort", interrupt, { once: true });
+  const onAbort = () => {
+    why ??= "abort";
+    release();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => {
-    timedOut = true;
-    interrupt();
+    why ??= "timeout";
+    release();
   }, Math.min(timeout, MAX_TIMER));
   const interrupted = (): AttemptOutcome | undefined =>
-    signal?.aborted
+    why === "abort" || signal?.aborted
       ? { error: new APIUserAbortError() }
-      : timedOut
-        ? { error: new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`) }
+      : why === "timeout"
+        ? { error: new APIConnectionTimeoutError(timeoutMessage) }
         : undefined;
-  const readBody = (response: Response) => {
-    if (!response.body) return "";
+  /** `pending`, unless the attempt ends first; a late result is handed to `abandon`. */
+  const wait = <T>(pending: Promise<T>, abandon: (late: T) => void = ignore): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      stopWaiting = (reason) => {
+        reject(reason);
+        pending.then(abandon, ignore);
+      };
+      pending.then(resolve, reject);
+    });
+  /** At most `limit` bytes of the body; `more` says that more was coming. */
+  const read = async (response: Response, limit: number) => {
+    complete = !response.body;
+    if (!response.body) return { text: "", more: false };
     reader = response.body.getReader();
-    return readAll(reader);
+    const result = await readAll(reader, limit);
+    complete = !result.more;
+    return result;
   };
+
+  let status: number | undefined;
+  let answered: Headers | undefined;
   try {
-    let response: Response;
-    let text = "";
-    try {
-      // URL and init, not a Request: fetch builds the only Request (and follows our signal, if any, once).
-      const pending = fetchImpl(request.url, {
-        method: request.method,
-        headers: request.body === undefined ? headers : withJsonType(headers),
-        body: request.body,
-        ...(controller ? { signal: controller.signal } : {}),
-      });
-      response = await new Promise<Response>((resolve, reject) => {
-        stopWaiting = (reason) => {
-          reject(reason);
-          // Abandoned: release the connection as soon as an answer arrives; a late failure is nobody's.
-          pending.then((late) => late.body?.cancel().catch(ignore), ignore);
-        };
-        pending.then(resolve, reject);
-      });
-      stopWaiting = undefined;
-      if (!response.ok) {
-        // An error body is read whole, as openapi-fetch does: JSON when it parses, else the text.
-        try {
-          text = scrub(await readBody(response));
-        } catch (cut) {
-          throw cut instanceof IncompleteBody ? cut.cause : cut;
-        }
-        const stopped = interrupted();
-        if (stopped) return stopped;
-        let detail: unknown = text || undefined;
-        try {
-          detail = JSON.parse(text);
-        } catch {
-          // not JSON: keep the text
-        }
-        return { status: response.status, headers: response.headers, error: APIError.from(response.status, response.headers, detail) };
-      }
-    } catch (cause) {
-      // Our own errors (e.g. thrown by a fetch wrapper built on the SDK) are not connection failures.
-      if (cause instanceof OrgAgentError) return { error: cause };
-      return (
-        interrupted() ?? {
-          error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause) }),
-        }
-      );
+    const pendingHeaders = transport.headers(call.extraHeaders);
+    const sent = pendingHeaders instanceof Promise ? await wait(pendingHeaders) : pendingHeaders;
+    if (transport.log.enabled("debug")) {
+      transport.log.write("debug", `→ ${call.label}`, { attempt: attempt + 1, params: call.params, headers: redactHeaders(sent) });
     }
-    const { status, headers: answered } = response;
+    const fetchImpl = transport.fetch ?? globalThis.fetch;
+    let hop: Hop = { url: call.url, method: call.method, body: call.body, headers: sent };
+    let visited: string[] | undefined;
+    let response: Response;
+    for (;;) {
+      const { url, method, body, headers } = hop;
+      // URL and init, not a Request: fetch builds the only Request.
+      const init: RequestInit = { method, headers: body === undefined ? headers : withJsonType(headers), body, signal: controller.signal };
+      if (FOLLOW_REDIRECTS) init.redirect = "manual";
+      response = await wait(fetchImpl(url, init), cancelBody);
+      complete = false;
+      if (!FOLLOW_REDIRECTS || !REDIRECTS.has(response.status) || !response.headers.has("location")) break;
+      hop = redirectOf(response, hop, (visited ??= [call.url]));
+      // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
+      if ((await read(response, ERROR_BODY_LIMIT)).more) reader?.cancel().catch(ignore);
+    }
+    status = response.status;
+    answered = response.headers;
+    if (!response.ok) {
+      // An error body is read as far as ERROR_BODY_LIMIT, as text (JSON when it parses): enough for any problem
+      // document, and a huge or endless one costs no more.
+      let kept: { text: string; more: boolean };
+      try {
+        kept = await read(response, ERROR_BODY_LIMIT);
+      } catch (cut) {
+        throw cut instanceof IncompleteBody ? cut.cause : cut;
+      }
+      const stopped = interrupted();
+      if (stopped) return stopped;
+      const text = transport.scrub(kept.text, sent);
+      let detail: unknown = text || undefined;
+      try {
+        if (!kept.more) detail = JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status, headers: answered, error: APIError.from(status, answered, detail) };
+    }
+    const { maxResponseSize } = call;
+    const announced = Number(response.headers.get("content-length"));
+    let whole: { text: string; more: boolean } | undefined;
     try {
-      text = await readBody(response);
+      // Announced over the limit: not read at all.
+      if (!(announced > maxResponseSize)) whole = await read(response, maxResponseSize);
     } catch (cause) {
-      const partial = cause instanceof IncompleteBody ? scrub(cause.partial) : "";
+      if (!(cause instanceof IncompleteBody)) throw cause;
+      const partial = transport.scrub(cause.partial, sent);
       return (
         interrupted() ?? {
           status,
@@ -313,18 +317,77 @@ async function attemptOnce(
     // A cancelled stream ends quietly (done), so an interruption during the body shows only here.
     const stopped = interrupted();
     if (stopped) return stopped;
-    const parsed = parseBody(op, response, text, scrub);
-    parsed.status = status;
-    parsed.headers = answered;
-    return parsed;
+    if (!whole || whole.more) {
+      const error = new ResponseTooLargeError(status, answered, maxResponseSize, whole ? undefined : announced);
+      return { status, headers: answered, error };
+    }
+    return parseBody(call.op, response, whole.text, (raw) => transport.scrub(raw, sent));
+  } catch (cause) {
+    const stopped = interrupted();
+    if (stopped) return stopped;
+    // Our own errors (a bad key, a refused redirect, or one thrown by a fetch wrapper built on the SDK) are not
+    // connection failures.
+    if (cause instanceof OrgAgentError) return { status, headers: answered, error: cause };
+    return { error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause) }) };
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", interrupt);
+    signal?.removeEventListener("abort", onAbort);
+    // Ended before a body did (an error, an interruption, a refused size): close the connection now.
+    if (!complete) release();
   }
 }
 
-// Where following an AbortSignal is costly (Node's fetch, and the runtimes that mirror its API): see attemptOnce.
-const SIGNAL_FOR_RETRIES_ONLY =
+interface Hop {
+  url: string;
+  method: string;
+  body: string | undefined;
+  headers: Record<string, string>;
+}
+
+/**
+ * The request a redirect (a 301, 302, 303, 307 or 308 with a Location) leads to. On Node, Bun and Deno
+ * (`redirect: "manual"`) the SDK follows redirects itself: within the origin with the same headers; to another
+ * origin with none of the caller's headers and no key, and never with a body; at most MAX_REDIRECTS, never in a
+ * loop (`visited` lists the URLs so far, the call's own first). A browser follows redirects itself, and there the Fetch standard already drops the credential on a
+ * cross-origin redirect (and CORS applies).
+ */
+function redirectOf(response: Response, from: Hop, visited: string[]): Hop {
+  const location = response.headers.get("location")!;
+  const refuse = (why: string) => new RedirectError(response.status, response.headers, undefined, `${response.status}: ${why}`);
+  let next: URL;
+  try {
+    next = new URL(location, from.url);
+  } catch {
+    throw refuse(`redirect to an invalid Location ${JSON.stringify(snippet(location))}`);
+  }
+  if (next.protocol !== "http:" && next.protocol !== "https:") throw refuse(`redirect to a ${next.protocol} URL, not http(s)`);
+  if (visited.includes(next.href)) throw refuse(`redirect loop: ${[...visited, next.href].join(" → ")}`);
+  if (visited.length > MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} redirects, from ${visited[0]}`);
+  visited.push(next.href);
+  let { method, body, headers } = from;
+  // 303, and 301/302 after a POST, turn into a GET without a body (as fetch does); 307 and 308 keep both.
+  if (response.status === 303 ? method !== "HEAD" : response.status < 303 && method === "POST") {
+    method = "GET";
+    body = undefined;
+  }
+  // Only the origin the call was made to gets the key and the caller's headers.
+  if (next.origin !== new URL(visited[0]!).origin) {
+    if (method !== "GET" && method !== "HEAD") {
+      throw refuse(`refused to send the ${method} on to another origin (${next.origin}): it would arrive there without its credential, and must not arrive twice`);
+    }
+    // The other origin gets nothing of ours: no key, no caller's header.
+    headers = CROSS_ORIGIN_HEADERS;
+  }
+  return { url: next.href, method, body, headers };
+}
+
+/** Releases the connection of an answer nobody waits for any more. */
+const cancelBody = (late: Response) => void late.body?.cancel().catch(ignore);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CROSS_ORIGIN_HEADERS: Record<string, string> = { Accept: "application/json" };
+// fetch returns redirects as they are (`manual`) on Node, Bun and Deno (all of which set process.versions.node).
+// A browser would hand back an opaque response without the Location, so there fetch follows them itself.
+const FOLLOW_REDIRECTS =
   typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
 const INTERRUPTED = Symbol("interrupted");
 const ignore = () => {};
@@ -335,15 +398,25 @@ function withJsonType(headers: Record<string, string>): Record<string, string> {
   return { ...headers, "Content-Type": "application/json" };
 }
 
-/** Parses a success body; anything but JSON of the documented top-level shape is an APIError. */
+const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
+  array: Array.isArray,
+  object: isRecord,
+  string: (value) => typeof value === "string",
+  number: (value) => typeof value === "number",
+  integer: (value) => typeof value === "number",
+  boolean: (value) => typeof value === "boolean",
+};
+
+/** Parses a success body; anything but JSON with the spec's required top-level fields is an APIError. */
 function parseBody(op: OperationSpec, response: Response, text: string, scrub: (text: string) => string): AttemptOutcome {
+  const { status, headers } = response;
   const malformed = (why: string): AttemptOutcome => {
     const shown = scrub(text);
-    const message = `${response.status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`;
-    return { error: new APIError(response.status, response.headers, shown, message) };
+    const message = `${status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`;
+    return { status, headers, error: new APIError(status, headers, shown, message) };
   };
   if (!text.trim()) return malformed("the response body is empty, expected JSON");
-  const type = response.headers.get("content-type");
+  const type = headers.get("content-type");
   // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.
   if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformed(`expected JSON, got ${type}`);
   let data: unknown;
@@ -355,13 +428,13 @@ function parseBody(op: OperationSpec, response: Response, text: string, scrub: (
   const shape = op.response;
   if (shape?.type === "object") {
     if (!isRecord(data)) return malformed("expected a JSON object");
-    for (const [name, kind] of Object.entries(shape.envelope ?? {})) {
-      const value = data[name];
-      const ok = kind === "array" ? Array.isArray(value) : isRecord(value);
-      if (!ok) return malformed(`expected \`${name}\` to be an ${kind}`);
+    for (const name in shape.required) {
+      const kind = shape.required[name]!;
+      if (data[name] === undefined) return malformed(`the required field \`${name}\` is missing`);
+      if (!(JSON_TYPES[kind]?.(data[name]) ?? true)) return malformed(`expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`);
     }
   }
-  return { data };
+  return { status, headers, data };
 }
 
 class IncompleteBody extends Error {
@@ -373,19 +446,29 @@ class IncompleteBody extends Error {
 // Decoding whole bytes is stateless, so one decoder serves every call (building one per call shows in profiles).
 const utf8 = new TextDecoder();
 
-/** The body as text, read through our own reader so a timeout can cancel it and a cut-off keeps what arrived. */
-async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+/**
+ * Up to `limit` bytes of the body as text, read through our own reader so a timeout can cancel it and a cut-off
+ * keeps what arrived. Stops as soon as more than `limit` bytes came (`more: true`); the caller then releases the
+ * connection, which ends the download.
+ */
+async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, limit: number): Promise<{ text: string; more: boolean }> {
   const chunks: Uint8Array[] = [];
+  let size = 0;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      size += value.length;
+      if (size > limit) {
+        chunks.push(value.subarray(0, value.length - (size - limit)));
+        return { text: decode(chunks), more: true };
+      }
       chunks.push(value);
     }
   } catch (cause) {
     throw new IncompleteBody(decode(chunks), cause);
   }
-  return decode(chunks);
+  return { text: decode(chunks), more: false };
 }
 
 function decode(chunks: Uint8Array[]): string {

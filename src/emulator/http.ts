@@ -59,9 +59,12 @@ const TITLES: Record<number, string> = {
   405: "Method Not Allowed",
   409: "Conflict",
   413: "Payload Too Large",
+  415: "Unsupported Media Type",
   500: "Internal Server Error",
 };
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Deepest nesting of objects and arrays a JSON body may have: far more than any request of the API needs. */
+export const MAX_JSON_DEPTH = 64;
 
 /** One route per operation of the spec: its path template becomes a pattern with one group per path parameter. */
 export const routes: readonly Route[] = Object.entries(operations).map(([id, op]) => {
@@ -105,7 +108,7 @@ export function listener(options: HttpOptions) {
 }
 
 async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply> {
-  const url = new URL(req.url ?? "/", "http://emulator.invalid");
+  const url = requestUrl(req.url ?? "/");
   const method = (req.method ?? "GET").toUpperCase();
   const matches = routes
     .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
@@ -168,7 +171,23 @@ function coerce(value: string, type: string | undefined): unknown {
   return value;
 }
 
+/** The request target as a URL: a path (origin form, even `//x`) or an absolute URL; anything else is 400. */
+function requestUrl(target: string): URL {
+  try {
+    return target.startsWith("/") ? new URL(`http://emulator.invalid${target}`) : new URL(target);
+  } catch {
+    throw new HttpProblem(400, `The request target ${JSON.stringify(target.slice(0, 200))} is not a valid path.`);
+  }
+}
+
+/** The JSON body of a request: only `application/json` (or `+json`) is read, and never nested too deep. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
+  const type = req.headers["content-type"];
+  const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+  if (hasBody && !/^application\/(.+\+)?json\s*(;|$)/i.test(type ?? "")) {
+    req.resume(); // not read: let it drain so the connection can answer
+    throw new HttpProblem(415, `The request body must be JSON, sent as Content-Type: application/json${type ? `, not ${type}` : ""}.`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -178,11 +197,31 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (!text.trim()) return undefined;
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new HttpProblem(400, `The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
   try {
     return JSON.parse(text);
   } catch {
     throw new HttpProblem(400, "The request body is not valid JSON.");
   }
+}
+
+/** How deeply objects and arrays nest in JSON text, counted in one pass (brackets inside strings do not count). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
 }
 
 function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}) {

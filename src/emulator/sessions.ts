@@ -69,8 +69,9 @@ export class Sessions {
       readyAt: now + this.#timing.startMs,
       messages: [],
     };
+    const session = view(record, now); // built first: a session that cannot be shown is not stored
     this.#byId.set(record.id, record);
-    return view(record, now);
+    return session;
   }
 
   get(id: string, now: number): Session | undefined {
@@ -142,14 +143,27 @@ export class Sessions {
 
 function statusAt(record: SessionRecord, now: number): SessionStatus {
   if (now < record.readyAt) return "pending";
-  return record.messages.some((m) => m.startedAt <= now && now < m.finishedAt) ? "running" : "idle";
+  // Messages are worked on one after another, so they are sorted by start: the one running now, if any, is the last
+  // to have started (binary search: a session may hold tens of thousands of messages).
+  const { messages } = record;
+  let low = 0;
+  let high = messages.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (messages[middle]!.startedAt <= now) low = middle + 1;
+    else high = middle;
+  }
+  return low > 0 && now < messages[low - 1]!.finishedAt ? "running" : "idle";
 }
 
 function view(record: SessionRecord, now: number): Session {
   const status = statusAt(record, now);
   const answered = record.messages.filter((m) => m.finishedAt <= now);
-  const events = [record.createdAt, ...(record.readyAt <= now ? [record.readyAt] : [])];
-  for (const m of record.messages) events.push(m.sentAt, ...(m.startedAt <= now ? [m.startedAt] : []), ...(m.finishedAt <= now ? [m.finishedAt] : []));
+  // The latest event that has happened (a loop: a spread of every event overflows the stack in a long session).
+  let updatedAt = record.readyAt <= now ? Math.max(record.createdAt, record.readyAt) : record.createdAt;
+  for (const m of record.messages) {
+    updatedAt = Math.max(updatedAt, m.sentAt, m.startedAt <= now ? m.startedAt : 0, m.finishedAt <= now ? m.finishedAt : 0);
+  }
   const usage = tokenUsage(answered);
   const first = record.messages[0];
   return {
@@ -158,7 +172,7 @@ function view(record: SessionRecord, now: number): Session {
     status,
     messageCount: record.messages.length + answered.length,
     createdAt: record.createdAt,
-    updatedAt: Math.max(...events),
+    updatedAt,
     ...(status === "idle" && answered.length ? { completedAt: answered.at(-1)!.finishedAt } : {}),
     computerId: record.computerId,
     sessionSettings: {

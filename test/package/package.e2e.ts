@@ -9,7 +9,8 @@ import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPrism } from "../../scripts/prism.mjs";
 import { startEmulator } from "../../src/emulator/index.js";
-import { expectedSummary, smokeConfig } from "../runtimes/smoke-expectations.js";
+import type { StalledServer } from "../resilience/stalled-server.js";
+import { expectedSummary, smokeConfig, startSmokeStalledServer } from "../runtimes/smoke-expectations.js";
 import {
   command,
   consumerConfigs,
@@ -31,6 +32,7 @@ const operationIds: string[] = Object.values<Record<string, { operationId?: stri
 
 let project: ConsumerProject;
 let prism: { url: string; close(): Promise<void> };
+let stalled: StalledServer;
 let compiled: CommandResult;
 
 beforeAll(async () => {
@@ -40,9 +42,10 @@ beforeAll(async () => {
     startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") }),
     project.typecheck("node16"),
   ]);
+  stalled = await startSmokeStalledServer(prism.url);
 });
 afterAll(async () => {
-  await prism?.close();
+  await Promise.all([prism?.close(), stalled?.close()]);
   project?.remove();
 });
 
@@ -204,7 +207,7 @@ void main();
 
   test.each(["run.mjs", "run.cjs"])("runs against Prism, compiled and loaded through out/%s", async (entry) => {
     expect(compiled.code).toBe(0);
-    const result = await mustRun(process.execPath, [join("out", entry), JSON.stringify(smokeConfig(prism.url))], {
+    const result = await mustRun(process.execPath, [join("out", entry), JSON.stringify(smokeConfig(prism.url, stalled.url))], {
       cwd: project.dir,
     });
     expect(JSON.parse(result.stdout)).toEqual(expectedSummary);

@@ -57,6 +57,8 @@ export interface FaultServer {
   writes: AppliedWrite[];
   /** Calls (by `x-test-call-id`) of non-idempotent operations whose write was applied more than once. */
   duplicateWrites(): string[];
+  /** Connections open now, and how many of them hold a request the server has not answered (a stall, say). */
+  sockets(): { open: number; holding: number };
   close(): Promise<void>;
 }
 
@@ -103,8 +105,12 @@ export async function startFaultServer(plan: Plan, port = 0): Promise<FaultServe
   const writes: AppliedWrite[] = [];
   const attemptsByCall = new Map<string, number>();
   const sockets = new Set<Socket>();
+  const holding = new Set<Socket>();
 
   const server = createServer(async (req, res) => {
+    const socket = req.socket;
+    holding.add(socket);
+    res.on("finish", () => holding.delete(socket));
     const n = requests.length + 1;
     const at = performance.now();
     const method = req.method ?? "";
@@ -159,7 +165,10 @@ export async function startFaultServer(plan: Plan, port = 0): Promise<FaultServe
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      holding.delete(socket);
+    });
   });
   await new Promise<void>((ready) => server.listen(port, "127.0.0.1", ready));
   port = (server.address() as AddressInfo).port;
@@ -176,6 +185,7 @@ export async function startFaultServer(plan: Plan, port = 0): Promise<FaultServe
       }
       return [...applied].filter(([, count]) => count > 1).map(([callId]) => callId);
     },
+    sockets: () => ({ open: sockets.size, holding: holding.size }),
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import { APIError, AuthenticationError, InternalServerError } from "../../src/index.js";
-import { calls } from "./calls.js";
+import { calls, operationIds } from "./calls.js";
 import { success, type Fault } from "./fault-server.js";
 import { leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted } from "./support.js";
@@ -28,7 +28,11 @@ const cases: [string, Fault, RegExp, OperationId[]][] = [
   ["an array instead of an object", { kind: "raw", headers: json, body: "[]" }, /expected a JSON object: \[\]/, [ENVELOPED, PLAIN]],
   ["null", { kind: "raw", headers: json, body: "null" }, /expected a JSON object: null/, [ENVELOPED, PLAIN]],
   ["a bare string", { kind: "raw", headers: json, body: '"ok"' }, /expected a JSON object: "ok"/, [ENVELOPED, PLAIN]],
-  ["an object without the `data` envelope", { kind: "raw", headers: json, body: '{"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
+  ["an object without the `data` envelope", { kind: "raw", headers: json, body: '{"meta":{}}' }, /the required field `data` is missing/, [ENVELOPED]],
+  // Every operation: each success body must have the spec's required top-level fields (a created session
+  // answered with `{}` is not a session).
+  ["an empty object", { kind: "raw", headers: json, body: "{}" }, /the required field `\w+` is missing: \{\}/, operationIds],
+  ["a required field of the wrong type", { kind: "raw", headers: json, body: '{"id":7,"name":"a","providerType":"b","createdAt":1}' }, /expected `id` to be a string/, [PLAIN]],
   ["`data` that is not an array", { kind: "raw", headers: json, body: '{"data":{},"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
   ["a body cut off in transfer", { kind: "truncate" }, /cut off after \d+ characters: \{/, [ENVELOPED, PLAIN]],
 ];
@@ -38,7 +42,7 @@ describe.each(cases)("a 2xx with %s", (_, fault, message, operationIds) => {
     const server = await scripted(fault);
     const error = await rejection(calls[id](clientOf(server, { maxRetries: 0 }), {}));
     expect(error).toBeInstanceOf(APIError);
-    expect(error.status).toBe(operations[id].successStatus);
+    expect(error.status).toBe(fault.kind === "raw" ? (fault.status ?? 200) : operations[id].successStatus);
     expect(error.message).toMatch(message);
   });
 });

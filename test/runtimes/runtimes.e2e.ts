@@ -2,7 +2,8 @@
 // runs against Prism on every runtime users have: Node 20 (this machine), Node 22 and 24, Bun and Deno (each
 // fetched from the npm registry by npx), and headless Chromium, where it loads the package's own ESM files
 // through an import map and calls Prism cross-origin (CORS). Every runtime must report exactly what the spec's
-// examples say.
+// examples say. Each also calls a real server that stalls: every attempt must end on time, no connection may still
+// hold its request 1 s later (counted by the server), and each process must exit at once when the smoke is done.
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,25 +11,29 @@ import { extname, join, normalize, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startPrism } from "../../scripts/prism.mjs";
 import { createConsumerProject, mustRun, type ConsumerProject } from "../package/consumer-project.js";
+import { runTimed } from "../support/child-process.js";
+import type { StalledServer } from "../resilience/stalled-server.js";
 import { launchChromium } from "./chromium.js";
-import { expectedSummary, smokeConfig } from "./smoke-expectations.js";
+import { expectedSummary, smokeConfig, startSmokeStalledServer } from "./smoke-expectations.js";
 
 let project: ConsumerProject;
 let prism: { url: string; close(): Promise<void> };
+let stalled: StalledServer;
 
 beforeAll(async () => {
   project = await createConsumerProject();
   const compiled = await project.typecheck("node16");
   if (compiled.code !== 0) throw new Error(`the smoke does not compile:\n${compiled.stdout}${compiled.stderr}`);
   prism = await startPrism({ spec: join(project.dir, "node_modules", "orgagent", "dist", "openapi.json") });
+  stalled = await startSmokeStalledServer(prism.url);
 });
 afterAll(async () => {
-  await prism?.close();
+  await Promise.all([prism?.close(), stalled?.close()]);
   project?.remove();
 });
 
 /** How each runtime is started: the command before the script, and its expected version. */
-const runtimes: { name: string; command: string[]; version: RegExp; permissions?: (prismUrl: string) => string[] }[] = [
+const runtimes: { name: string; command: string[]; version: RegExp; permissions?: (prismUrl: string, stalledUrl: string) => string[] }[] = [
   { name: "Node 20", command: [process.execPath], version: /^v20\./ },
   { name: "Node 22", command: ["npx", "-y", "node@22"], version: /^v22\./ },
   { name: "Node 24", command: ["npx", "-y", "node@24"], version: /^v24\./ },
@@ -38,10 +43,10 @@ const runtimes: { name: string; command: string[]; version: RegExp; permissions?
     command: ["npx", "-y", "deno"],
     version: /^deno \d+\./,
     // Least privilege: read the project, talk to Prism, read the ORGAGENT_* variables the client looks up.
-    permissions: (prismUrl) => [
+    permissions: (prismUrl, stalledUrl) => [
       "run",
       `--allow-read=.`,
-      `--allow-net=${new URL(prismUrl).host}`,
+      `--allow-net=${new URL(prismUrl).host},${new URL(stalledUrl).host}`,
       "--allow-env=ORGAGENT_API_KEY,ORGAGENT_BASE_URL,ORGAGENT_APP_URL,ORGAGENT_LOG",
     ],
   },
@@ -55,10 +60,16 @@ describe.each(runtimes)("$name", ({ command, version, permissions }) => {
     expect(result.stdout.trim()).toMatch(version);
   });
 
-  test("runs the smoke against Prism", async () => {
-    const args = [...prefix, ...(permissions?.(prism.url) ?? []), join("out", "run.mjs"), JSON.stringify(smokeConfig(prism.url))];
-    const result = await mustRun(file, args, { cwd: project.dir, timeout: 300_000 });
-    expect(JSON.parse(result.stdout)).toEqual(expectedSummary);
+  test("runs the smoke against Prism and a stalled server, then exits at once", async () => {
+    const run = await runTimed(join("out", "run.mjs"), [JSON.stringify(smokeConfig(prism.url, stalled.url))], {
+      command: [file, ...prefix, ...(permissions?.(prism.url, stalled.url) ?? [])],
+      cwd: project.dir,
+      killAfter: 300_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = run.lines.find((line) => line.stream === "stdout" && line.text.startsWith("{"))!;
+    expect(JSON.parse(summary.text)).toEqual(expectedSummary);
+    expect(run.exitedAt! - summary.at).toBeLessThan(1_000);
   });
 });
 
@@ -98,11 +109,15 @@ describe("headless Chromium", () => {
       await page.waitForFunction(() => document.title === "ready");
       const summary = await page.evaluate(
         (config) => (window as unknown as { runSmoke(config: unknown): Promise<unknown> }).runSmoke(config),
-        smokeConfig(prism.url),
+        smokeConfig(prism.url, stalled.url),
       );
-      expect(summary).toEqual(expectedSummary);
-      // The browser logs every failed response; the only one is the 404 the smoke provokes on purpose.
-      expect(problems).toEqual([expect.stringMatching(/status of 404 \(Not Found\) http:\/\/\S+\/cmp_missing$/)]);
+      expect(summary).toEqual({ ...expectedSummary, browserRefused: true });
+      // The browser logs every failed response: the 404 the smoke provokes on purpose, and Prism's 401 at the end of
+      // the cross-origin redirect (the browser dropped the key, as the Fetch standard says).
+      expect(problems).toEqual([
+        expect.stringMatching(/status of 404 \(Not Found\) http:\/\/\S+\/cmp_missing$/),
+        expect.stringMatching(new RegExp(`status of 401 \\(Unauthorized\\) ${prism.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61$`)),
+      ]);
     } finally {
       await browser.close();
     }

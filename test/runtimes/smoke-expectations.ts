@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "../package/consumer-project.js";
+import { stalledServer, type StalledServer } from "../resilience/stalled-server.js";
 
 type Json = any;
 const spec: Json = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
@@ -38,8 +39,9 @@ const usersMiddle = first("listAnalyticsUsers");
 const usersLast = named("listAnalyticsUsers", (page) => page.meta.has_more === false);
 const sessionIdle = named("getSession", (session) => session.status === "idle");
 
-export function smokeConfig(prismUrl: string) {
+export function smokeConfig(prismUrl: string, stalledUrl: string) {
   return {
+    stalledUrl,
     apiKey: "smoke-test-key",
     baseUrl: prismUrl,
     appUrl: prismUrl,
@@ -66,4 +68,41 @@ export const expectedSummary = {
     { errorClass: "APIConnectionTimeoutError", withinMs: true },
     { errorClass: "APIConnectionTimeoutError", withinMs: true },
   ],
+  stalled: [
+    { errorClass: "APIConnectionTimeoutError", withinMs: true },
+    { errorClass: "APIConnectionTimeoutError", withinMs: true },
+  ],
+  heldOneSecondLater: 0,
+  // Redirected to Prism, another origin: the key does not go along, so Prism refuses the request.
+  crossOriginRedirect: "AuthenticationError 401",
+  browserRefused: false,
 };
+
+/**
+ * The smoke's stalled server (SmokeConfig.stalledUrl), reachable cross-origin from a browser too: `/never/…` is held
+ * and never answered, `/endless/…` gets headers and a body that never ends, `/held` counts the requests held on
+ * connections still open, and `/redirect/<path>` redirects to `<path>` on `redirectTo` (another origin).
+ */
+export async function startSmokeStalledServer(redirectTo: string): Promise<StalledServer> {
+  const server: StalledServer = await stalledServer((res, req) => {
+    const cors = {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, POST",
+      "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "",
+    };
+    if (req.method === "OPTIONS") return void res.writeHead(204, cors).end();
+    if (req.url === "/held") {
+      const held = server.open("holding") - 1; // not this request
+      return void res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ held }));
+    }
+    if (req.url!.startsWith("/redirect/")) {
+      return void res.writeHead(302, { ...cors, location: `${redirectTo}${req.url!.slice("/redirect".length)}` }).end();
+    }
+    if (req.url!.startsWith("/endless/")) {
+      res.writeHead(200, { ...cors, "content-type": "application/json", "content-length": "1000" });
+      return void res.write('{"id":"cmp_3e9d0a4b7c2f4e61",');
+    }
+    // /never/…: held, never answered
+  });
+  return server;
+}

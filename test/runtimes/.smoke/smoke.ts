@@ -36,6 +36,12 @@ export interface SmokeConfig {
    * the last page of `/users`, so iterating the list ends as a real one does.
    */
   examples: { groupedTokens: string; lastUsersPage: string; idleSession: string };
+  /**
+   * A server that holds requests: `/never/…` are never answered, `/endless/…` get headers and a body that never
+   * ends; `/held` says how many requests it holds on connections still open; `/redirect/…` redirects to the same
+   * path on Prism (another origin). It answers CORS preflights.
+   */
+  stalledUrl: string;
 }
 
 /** What the smoke saw; the runner compares it with what the spec's examples say, the same on every runtime. */
@@ -53,8 +59,15 @@ export interface SmokeSummary {
   rawComputerId: string;
   notFound: { errorClass: string; status: number; hasTitle: boolean };
   validation: { errorClass: string; requestsSent: number };
-  /** A first attempt that times out waiting for headers, and one whose body never ends. */
+  /** A fetch that never answers, and one whose body never ends: each call ends on time all the same. */
   timeouts: { errorClass: string; withinMs: boolean }[];
+  /** Calls to a real server that stalls (no answer; an endless body): on time, and 1 s later no connection holds them. */
+  stalled: { errorClass: string; withinMs: boolean }[];
+  heldOneSecondLater: number;
+  /** What a redirect to another origin (Prism, which wants a key) comes to: the key must not follow it. */
+  crossOriginRedirect: string;
+  /** Whether the client refuses to start without `dangerouslyAllowBrowser` (in a browser only). */
+  browserRefused: boolean;
 }
 
 export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
@@ -67,12 +80,21 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     }
     return fetch(request);
   };
+  let browserRefused = false;
+  try {
+    new OrgAgent({ apiKey: config.apiKey, baseUrl: config.baseUrl });
+  } catch (error) {
+    if (!(error instanceof OrgAgentError) || !/dangerouslyAllowBrowser/.test(error.message)) throw error;
+    browserRefused = true;
+  }
   const options: ClientOptions = {
     apiKey: config.apiKey,
     baseUrl: config.baseUrl,
     appUrl: config.appUrl,
     fetch: continuesFromCursor,
     maxRetries: 0,
+    // The smoke's key is a test key, and the page is the test's own: see docs/reliability.md.
+    dangerouslyAllowBrowser: browserRefused,
   };
   const client = new OrgAgent(options);
   const range = { startDate: config.startDate, endDate: config.endDate };
@@ -137,9 +159,8 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   }
   if (!validation) throw new Error("expected a ValidationError");
 
-  // Timeouts without a caller signal (the attempt is raced against its timer, see the README): an answer that
-  // never comes, and a body that never ends, each end the call on time. Nothing is left holding the runtime open:
-  // the program still exits when it is done.
+  // Timeouts: an answer that never comes, and a body that never ends, each end the call on time, even from a fetch
+  // that ignores its signal (the answer is raced against the timer).
   const never: typeof fetch = () => new Promise<Response>(() => {});
   const endless: typeof fetch = async () =>
     new Response(
@@ -157,6 +178,30 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     }
   }
 
+  // The same against a real server that stalls: each attempt's connection is closed when it times out, so 1 s later
+  // the server holds nothing (and the program exits at once when it is done: the runner times that).
+  const stalled: SmokeSummary["stalled"] = [];
+  for (const path of ["never", "endless"]) {
+    const started = Date.now();
+    const stalledClient = new OrgAgent({ ...options, fetch: undefined, baseUrl: `${config.stalledUrl}/${path}`, timeout: 100 });
+    try {
+      await stalledClient.computers.get("cmp_3e9d0a4b7c2f4e61");
+    } catch (error) {
+      if (!(error instanceof APIConnectionTimeoutError)) throw error;
+      stalled.push({ errorClass: error.name, withinMs: Date.now() - started < 5_000 });
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const held = (await (await fetch(`${config.stalledUrl}/held`)).json()) as { held: number };
+
+  let crossOriginRedirect = "resolved";
+  try {
+    await new OrgAgent({ ...options, fetch: undefined, baseUrl: `${config.stalledUrl}/redirect` }).computers.get("cmp_3e9d0a4b7c2f4e61");
+  } catch (error) {
+    if (!(error instanceof APIError)) throw error;
+    crossOriginRedirect = `${error.name} ${error.status}`;
+  }
+
   return {
     tokenDays: tokens.data.map((row) => row.date),
     groupedModels: groupedRows.map((row) => row.group_key),
@@ -171,6 +216,10 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     notFound,
     validation,
     timeouts,
+    stalled,
+    heldOneSecondLater: held.held,
+    crossOriginRedirect,
+    browserRefused,
   };
 }
 

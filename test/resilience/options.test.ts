@@ -1,0 +1,145 @@
+// Options are checked, and deadlines and aborts cover everything: every numeric option is refused outside its range
+// (at construction, and per call before anything is sent) with a ValidationError naming it and the range; a call's
+// deadline, timeout and signal apply from the moment it starts, also while an apiKey function is pending; a list
+// whose pages stay empty but keep saying "more" ends in PaginationError.
+import { afterAll, describe, expect, it } from "vitest";
+import { MAX_EMPTY_PAGES } from "../../src/core/pagination.js";
+import {
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  PaginationError,
+  ValidationError,
+  type ClientOptions,
+  type RequestOptions,
+} from "../../src/index.js";
+import { success } from "./fault-server.js";
+import { leaks } from "./secret.js";
+import { clientOf, corpus, rejection, scripted, serve } from "./support.js";
+
+afterAll(() => {
+  expect(leaks(corpus)).toEqual([]);
+});
+
+// Each option, values it refuses, values it accepts, and the words of its range.
+const numeric: [keyof RequestOptions | "maxRetryAfter", unknown[], number[], RegExp][] = [
+  ["maxRetries", [Number.NaN, -1, 1.5, Infinity, "2"], [0, 5], /an integer, 0 or more/],
+  ["timeout", [Number.NaN, 0, -5, "100"], [1, 0.5, Infinity], /greater than 0, or Infinity/],
+  ["deadline", [Number.NaN, 0, -1], [1, Infinity], /greater than 0, or Infinity/],
+  ["maxResponseSize", [Number.NaN, 0, -1, 1.5], [1, Infinity], /an integer number of bytes greater than 0, or Infinity/],
+  ["maxRetryAfter", [Number.NaN, -1], [0, Infinity], /0 or more, or Infinity/],
+];
+
+describe.each(numeric)("%s", (name, refused, accepted, range) => {
+  it.each(refused)("%s is refused at construction, naming the option and its range", (value) => {
+    let error: any;
+    try {
+      clientOf({ url: "http://127.0.0.1:9" }, { [name]: value } as ClientOptions);
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.field).toBe(name);
+    expect(error.message).toMatch(range);
+    expect(error.message).toContain(`${name}: ${typeof value === "string" ? JSON.stringify(value) : String(value)} is not allowed`);
+  });
+
+  if (name !== "maxRetryAfter") {
+    it.each(refused)("%s is refused per call, before anything is sent", async (value) => {
+      const server = await scripted();
+      const error = await rejection(clientOf(server).computers.get("cmp_1", { [name]: value }));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.field).toBe(`options.${name}`);
+      expect(error.message).toMatch(range);
+      expect(server.requests).toHaveLength(0);
+    });
+  }
+
+  it.each(accepted)("%s is accepted", (value) => {
+    expect(() => clientOf({ url: "http://127.0.0.1:9" }, { [name]: value })).not.toThrow();
+  });
+});
+
+describe("backoff", () => {
+  it.each([
+    ["initial", Number.NaN],
+    ["initial", -1],
+    ["max", Infinity],
+    ["max", -5],
+  ])("backoff.%s = %s is refused at construction", (field, value) => {
+    expect(() => clientOf({ url: "http://127.0.0.1:9" }, { backoff: { [field]: value } })).toThrow(
+      new RegExp(`^backoff\\.${field}: .* expected a finite number of milliseconds, 0 or more$`),
+    );
+  });
+
+  it("0 (no wait) is accepted", () => {
+    expect(() => clientOf({ url: "http://127.0.0.1:9" }, { backoff: { initial: 0, max: 0 } })).not.toThrow();
+  });
+});
+
+it.each([Number.NaN, -1, 1.5])("maxItems %s is refused when the list is asked for, before anything is sent", async (maxItems) => {
+  const server = await scripted();
+  const list = () => clientOf(server).enterpriseControls.history({}, { maxItems });
+  expect(list).toThrow(/^options\.maxItems: .* expected an integer, 0 or more, or Infinity$/);
+  expect(server.requests).toHaveLength(0);
+});
+
+describe("an apiKey function that is slow or never settles", () => {
+  const never = () => new Promise<string>(() => {});
+  const slow = () => new Promise<string>((resolve) => setTimeout(() => resolve("rotated-token"), 3_000));
+
+  it("the deadline applies while it is pending", async () => {
+    const server = await scripted();
+    const started = performance.now();
+    const error = await rejection(clientOf(server, { apiKey: never, deadline: 300 }).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error.message).toBe("Deadline of 300 ms exceeded.");
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an abort applies while it is pending", async () => {
+    const server = await scripted();
+    const started = performance.now();
+    const error = await rejection(clientOf(server, { apiKey: slow }).computers.get("cmp_1", { signal: AbortSignal.timeout(200) }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("the per-attempt timeout counts the wait for the key too: no call hangs on it", async () => {
+    const server = await scripted();
+    let asked = 0;
+    const started = performance.now();
+    const client = clientOf(server, { apiKey: () => (asked++, never()), timeout: 100, maxRetries: 1 });
+    const error = await rejection(client.computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(asked).toBe(2); // a GET is retried; the key is asked for again
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("a list whose pages stay empty but keep saying there is more", () => {
+  // Every page: no items, has_more, and a cursor never seen before (the history operation's shape).
+  const endless = () =>
+    serve(({ n }) => ({
+      kind: "raw",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...(success("listEnterpriseControlsHistory") as object), changes: [], pagination: { hasMore: true, nextCursor: `rev_${1e6 - n}` } }),
+    }));
+
+  it(`ends in PaginationError after ${MAX_EMPTY_PAGES} such pages, also with maxItems`, async () => {
+    for (const options of [{}, { maxItems: 10 }]) {
+      const server = await endless();
+      const seen: unknown[] = [];
+      const iterate = async () => {
+        for await (const change of clientOf(server).enterpriseControls.history({}, options)) seen.push(change);
+      };
+      const error = await rejection(iterate());
+      expect(error).toBeInstanceOf(PaginationError);
+      expect(error.message).toContain(`${MAX_EMPTY_PAGES} pages in a row had no items`);
+      expect(server.requests).toHaveLength(MAX_EMPTY_PAGES);
+      expect(seen).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,155 @@
+// Redirects on Node, Bun and Deno are followed by the SDK itself: within the origin with every header; to another
+// origin (scheme, host or port) with none of the caller's headers and no key, never with a body; at most 5, never in
+// a loop. Each refusal is a RedirectError saying what happened. A custom fetch that follows redirects itself still
+// must not forward the key (undici's fetch, as newer Node versions bundle it, is checked).
+import { fetch as undiciFetch } from "undici";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { MAX_REDIRECTS } from "../../src/core/options.js";
+import { APIError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
+import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
+import { success } from "./fault-server.js";
+import { SECRET, leaks } from "./secret.js";
+import { corpus, rejection } from "./support.js";
+
+afterAll(() => {
+  expect(leaks(corpus)).toEqual([]);
+});
+
+const servers: Loopback[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: Handler): Promise<Loopback> {
+  const server = await startLoopback(handler);
+  servers.push(server);
+  return server;
+}
+
+/** The spec's getComputer answer for every request. */
+const answering: Handler = () => ({ body: success("getComputer") });
+/** Redirects every request to the same path and query on `target()`. */
+const redirecting =
+  (status: number, target: () => string): Handler =>
+  (request) => ({ status, headers: { location: `${target()}${request.target}` } });
+
+const extraHeaders = { "X-Api-Key": "xak-client-1", "X-Team": "blue" };
+const clientOn = (url: string, options: ClientOptions = {}) =>
+  new OrgAgent({ apiKey: SECRET, baseUrl: url, headers: extraHeaders, maxRetries: 2, logLevel: "off", ...options });
+const createSession = (client: OrgAgent) =>
+  client.sessions.create({ computerId: "cmp_3e9d0a4b7c2f4e61" }, { headers: { "X-Call": "call-1" } });
+
+describe.each([301, 302, 303, 307, 308])("a %i", (status) => {
+  it("within the origin keeps the key and every header", async () => {
+    const server = await serve((request) =>
+      request.pathname.endsWith("/moved") ? { status, headers: { location: request.target.replace("/moved", "") } } : answering(request),
+    );
+    await expect(clientOn(server.url).computers.get("moved", { headers: { "X-Call": "call-1" } })).resolves.toEqual(success("getComputer"));
+    const [, followed] = server.requests;
+    expect(followed!.headers).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-api-key": "xak-client-1", "x-team": "blue", "x-call": "call-1" });
+  });
+
+  it("to another origin (another port) arrives without the key or any of the caller's headers", async () => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(status, () => target.url));
+    await expect(clientOn(origin.url).computers.get("cmp_1", { headers: { "X-Call": "call-1" } })).resolves.toEqual(success("getComputer"));
+    expect(target.requests).toHaveLength(1);
+    const { headers } = target.requests[0]!;
+    expect(headers.authorization).toBeUndefined();
+    expect(Object.keys(headers).filter((name) => name.startsWith("x-"))).toEqual([]);
+    expect(headers.accept).toBe("application/json");
+  });
+});
+
+describe("a write redirected to another origin", () => {
+  it.each([307, 308])("a %i (which would re-send the body) is refused: nothing reaches the other origin", async (status) => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(status, () => target.url));
+    const error = await rejection(createSession(clientOn(origin.url)));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain(`refused to send the POST on to another origin (${target.url})`);
+    expect(target.requests).toHaveLength(0);
+    expect(origin.requests).toHaveLength(1); // a refused redirect is not retried
+  });
+
+  it.each([301, 302, 303])("a %i turns into a GET without the body, the key or the caller's headers", async (status) => {
+    const target = await serve(() => ({ status: 404, body: { title: "Not Found", status: 404 } }));
+    const origin = await serve(redirecting(status, () => target.url));
+    await rejection(createSession(clientOn(origin.url)));
+    expect(target.requests).toHaveLength(1);
+    const [followed] = target.requests;
+    expect(followed).toMatchObject({ method: "GET", body: undefined });
+    expect(followed!.headers.authorization).toBeUndefined();
+    expect(followed!.headers["x-call"]).toBeUndefined();
+  });
+
+  it("a 307 within the origin re-sends the write with its body and key, as fetch does", async () => {
+    const server = await serve((request) =>
+      request.pathname.startsWith("/old")
+        ? { status: 307, headers: { location: request.target.replace("/old", "") } }
+        : { status: 201, body: success("createSession") },
+    );
+    await expect(createSession(clientOn(`${server.url}/old`))).resolves.toEqual(success("createSession"));
+    expect(server.requests.map((r) => [r.method, r.body?.computerId, r.headers.authorization])).toEqual([
+      ["POST", "cmp_3e9d0a4b7c2f4e61", `Bearer ${SECRET}`],
+      ["POST", "cmp_3e9d0a4b7c2f4e61", `Bearer ${SECRET}`],
+    ]);
+  });
+});
+
+describe("redirects that are not followed", () => {
+  it("a loop is a RedirectError that shows the loop, not retried", async () => {
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: request.pathname.endsWith("/a") ? request.target.replace(/\/a$/, "/b") : request.target.replace(/\/b$/, "/a") },
+    }));
+    const error = await rejection(clientOn(server.url).computers.get("a"));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toMatch(/redirect loop: .*\/a → .*\/b → .*\/a$/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it(`more than ${MAX_REDIRECTS} redirects is a RedirectError saying so`, async () => {
+    const server = await serve((request) => ({ status: 302, headers: { location: `${request.pathname}x` } }));
+    const error = await rejection(clientOn(server.url).computers.get("a"));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toContain(`more than ${MAX_REDIRECTS} redirects`);
+    expect(server.requests).toHaveLength(MAX_REDIRECTS + 1);
+  });
+
+  it.each([
+    ["a file: URL", "file:///etc/passwd", /redirect to a file: URL, not http\(s\)/],
+    ["an invalid URL", "http://[", /redirect to an invalid Location "http:\/\/\["/],
+  ])("a Location that is %s is a RedirectError", async (_, location, message) => {
+    const server = await serve(() => ({ status: 301, headers: { location } }));
+    const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toMatch(message);
+  });
+
+  it("a 3xx without a Location is the server's answer: an APIError with its status", async () => {
+    const server = await serve(() => ({ status: 302 }));
+    const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error.status).toBe(302);
+  });
+});
+
+describe("a custom fetch that follows redirects itself (undici's, as Node 22+ bundles)", () => {
+  // undici's own fetch cannot read Node 20's Request objects: build the Request as fetch would and hand undici its
+  // parts (leaving out `redirect: "manual"`, so undici follows by itself).
+  const viaUndici = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    return undiciFetch(request.url, { method: request.method, headers: [...request.headers] });
+  }) as unknown as typeof fetch;
+
+  it.each([301, 302, 303, 307, 308])("a %i to another origin arrives without Authorization", async (status) => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(status, () => target.url));
+    await expect(clientOn(origin.url, { fetch: viaUndici }).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0]!.headers.authorization).toBeUndefined();
+  });
+});
