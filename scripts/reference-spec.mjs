@@ -25,6 +25,12 @@ export function serverOf(spec, path) {
   return (deref(spec, spec.paths[path]).servers ?? spec.servers)[0];
 }
 
+/** The parameters of an operation, its path item's included, resolved. */
+export function parametersOf(spec, path, method) {
+  const item = deref(spec, spec.paths[path]);
+  return [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map((p) => deref(spec, p));
+}
+
 /** A copy of the bundled spec, as the reference shows it: every host listed, a curl sample on every operation. */
 export function referenceSpec(spec) {
   const reference = structuredClone(spec);
@@ -75,9 +81,8 @@ function formatJson(value, indent) {
  * example but the page cursor, which a first request does not have), and the first request body example.
  */
 export function curlSample(spec, path, method) {
-  const item = deref(spec, spec.paths[path]);
-  const operation = item[method];
-  const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((p) => deref(spec, p));
+  const operation = deref(spec, spec.paths[path])[method];
+  const parameters = parametersOf(spec, path, method);
   const cursor = operation["x-pagination"]?.cursorParam;
 
   let url = serverOf(spec, path).url + path;
