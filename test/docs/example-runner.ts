@@ -1,11 +1,14 @@
 // Runs documentation examples as a reader would, against one emulator: TypeScript through tsx with "orgagent" (and
-// its subpaths) mapped to src/, shell through bash with `orgagent` on the PATH (the CLI bundled as it ships), both
+// its subpaths) mapped to src/; shell through bash with the built `orgagent` bin (dist/cli.js, test/docs/build.ts
+// builds it) on the PATH, in a project that has orgagent installed (node_modules/orgagent is this repository, whose
+// exports point at dist/, beside the repository's own dev dependencies, so `npx quicktype` runs offline). Both are
 // configured by ORGAGENT_BASE_URL, ORGAGENT_APP_URL and ORGAGENT_API_KEY (the owner's key). Each example runs in a
-// directory of its own, so the files it writes go nowhere else.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// directory of its own, which is also its HOME, so the files it writes go nowhere else.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
-import { bundleCli, cleanEnv, root, runProcess, type Run } from "../cli/support.js";
+import { cleanEnv, root, runProcess, type Run } from "../cli/support.js";
 
 export type ExampleLanguage = "typescript" | "shell";
 
@@ -19,11 +22,17 @@ export interface ExampleWorld {
 const tsx = join(root, "node_modules", ".bin", "tsx");
 
 export async function startExampleWorld(): Promise<ExampleWorld> {
-  const { dir, bundle } = await bundleCli();
+  const cli = join(root, "dist", "cli.js");
+  if (!existsSync(cli)) throw new Error("dist/cli.js is missing: run `npm run build` (npm run test:docs does)");
+  const dir = mkdtempSync(join(tmpdir(), "orgagent-examples-"));
   const bin = join(dir, "bin");
   mkdirSync(bin);
-  writeFileSync(join(bin, "orgagent"), `#!/bin/sh\nexec "${process.execPath}" "${bundle}" "$@"\n`);
+  writeFileSync(join(bin, "orgagent"), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
   chmodSync(join(bin, "orgagent"), 0o755);
+  const modules = join(dir, "node_modules");
+  mkdirSync(modules);
+  for (const name of readdirSync(join(root, "node_modules"))) symlinkSync(join(root, "node_modules", name), join(modules, name));
+  symlinkSync(root, join(modules, "orgagent"));
   const tsconfig = join(dir, "tsconfig.json");
   const entry = (path: string) => [join(root, "src", path)];
   writeFileSync(
@@ -55,7 +64,7 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
       writeFileSync(file, code);
       const program = language === "typescript" ? [tsx, "--tsconfig", tsconfig, file] : ["bash", "-euo", "pipefail", file];
       const timeout = String(options.timeoutSeconds ?? 120);
-      return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...env, ...options.env }, undefined, cwd);
+      return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...env, HOME: cwd, ...options.env }, undefined, cwd);
     },
     async close() {
       await emulator.close();
