@@ -3,12 +3,11 @@
 // and must call an SDK method that sends that very operation. So is every TypeScript block in the spec's
 // descriptions (the Hooks section's hook command). test/docs/reference-samples.e2e.ts runs them all.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, test } from "vitest";
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { root } from "../cli/support.js";
+import { compileVirtual } from "./virtual-program.js";
 const spec = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
 
 interface CodeSample {
@@ -47,41 +46,12 @@ const virtualFiles = new Map(
 for (const [where, code] of descriptionBlocks) virtualFiles.set(sampleFile(where), code);
 
 let program: ts.Program;
+let diagnosticsOf: (file: string) => string;
 beforeAll(() => {
-  const { config } = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-  const compilerOptions: ts.CompilerOptions = {
-    ...options,
-    // The repo's strict flags, resolved the way a bundler-based user project resolves the package.
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    paths: { orgagent: [join(root, "src", "index.ts")] },
-    // Operation samples must run anywhere the SDK does: no Node globals (checked below). A hook command in a
-    // description is a Node program.
-    types: ["node"],
-    noEmit: true,
-  };
-  const host = ts.createCompilerHost(compilerOptions);
-  const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (file) => virtualFiles.has(file) || fileExists(file);
-  host.readFile = (file) => virtualFiles.get(file) ?? readFile(file);
-  host.getSourceFile = (file, language, ...rest) =>
-    virtualFiles.has(file)
-      ? ts.createSourceFile(file, virtualFiles.get(file)!, language, true)
-      : getSourceFile(file, language, ...rest);
-  program = ts.createProgram([...virtualFiles.keys()], compilerOptions, host);
+  // Operation samples must run anywhere the SDK does: no Node globals (checked below by what they use); a hook
+  // command in a description is a Node program.
+  ({ program, diagnosticsOf } = compileVirtual(virtualFiles));
 });
-
-function diagnosticsOf(fileName: string): string {
-  const file = program.getSourceFile(fileName)!;
-  const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-  const host: ts.FormatDiagnosticsHost = {
-    getCanonicalFileName: (name) => name,
-    getCurrentDirectory: () => root,
-    getNewLine: () => "\n",
-  };
-  return ts.formatDiagnostics(diagnostics, host);
-}
 
 /** Operation ids that the SDK methods called in a sample send (read from those methods' bodies in src/). */
 function operationsSentBy(file: ts.SourceFile): Set<string> {
