@@ -1,13 +1,13 @@
-// The docs cannot drift from the code: every operation's TypeScript sample (x-codeSamples, label orgagent) in the
+// The docs cannot drift from the code: every operation's TypeScript sample (x-codeSamples, lang TypeScript) in the
 // bundled spec is compiled against the SDK's source ("orgagent" mapped to src/index.ts) under strict TypeScript,
-// and must call an SDK method that sends that very operation.
+// and must call an SDK method that sends that very operation. So is every TypeScript block in the spec's
+// descriptions (the Hooks section's hook command). test/docs/reference-samples.e2e.ts runs them all.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, test } from "vitest";
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { root } from "../cli/support.js";
+import { compileVirtual } from "./virtual-program.js";
 const spec = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
 
 interface CodeSample {
@@ -20,39 +20,37 @@ const operations: { operationId: string; samples: CodeSample[] }[] = Object.valu
   .filter((operation) => operation?.operationId)
   .map((operation) => ({ operationId: operation.operationId, samples: operation["x-codeSamples"] ?? [] }));
 const operationIds = new Set(operations.map(({ operationId }) => operationId));
-const orgagentSample = (samples: CodeSample[]) => samples.filter((s) => s.lang === "TypeScript" && s.label === "orgagent");
+const typeScriptSample = (samples: CodeSample[]) => samples.filter((s) => s.lang === "TypeScript");
+
+/** Every fenced TypeScript block in a description of the spec, by where it is. */
+const descriptionBlocks = new Map<string, string>();
+const collectBlocks = (node: unknown, at: string) => {
+  if (!node || typeof node !== "object") return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "description" && typeof value === "string") {
+      for (const [index, [, code]] of [...value.matchAll(/^```(?:ts|typescript)\n([\s\S]*?)^```/gm)].entries()) {
+        descriptionBlocks.set(`${at}-${index}`.replace(/[^\w-]+/g, "_"), code!);
+      }
+    } else collectBlocks(value, `${at}/${key}`);
+  }
+};
+collectBlocks(spec, "spec");
 
 // Each sample becomes a virtual module next to the tests; nothing is written to disk.
 const sampleFile = (operationId: string) => join(root, "test", "docs", ".samples", `${operationId}.ts`);
 const virtualFiles = new Map(
   operations.flatMap(({ operationId, samples }) =>
-    orgagentSample(samples).map((sample) => [sampleFile(operationId), sample.source] as const),
+    typeScriptSample(samples).map((sample) => [sampleFile(operationId), sample.source] as const),
   ),
 );
+for (const [where, code] of descriptionBlocks) virtualFiles.set(sampleFile(where), code);
 
 let program: ts.Program;
+let diagnosticsOf: (file: string) => string;
 beforeAll(() => {
-  const { config } = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, root);
-  const compilerOptions: ts.CompilerOptions = {
-    ...options,
-    // The repo's strict flags, resolved the way a bundler-based user project resolves the package.
-    module: ts.ModuleKind.ESNext,
-    moduleResolution: ts.ModuleResolutionKind.Bundler,
-    paths: { orgagent: [join(root, "src", "index.ts")] },
-    // Samples must run anywhere the SDK does: no Node globals.
-    types: [],
-    noEmit: true,
-  };
-  const host = ts.createCompilerHost(compilerOptions);
-  const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (file) => virtualFiles.has(file) || fileExists(file);
-  host.readFile = (file) => virtualFiles.get(file) ?? readFile(file);
-  host.getSourceFile = (file, language, ...rest) =>
-    virtualFiles.has(file)
-      ? ts.createSourceFile(file, virtualFiles.get(file)!, language, true)
-      : getSourceFile(file, language, ...rest);
-  program = ts.createProgram([...virtualFiles.keys()], compilerOptions, host);
+  // Operation samples must run anywhere the SDK does: no Node globals (checked below by what they use); a hook
+  // command in a description is a Node program.
+  ({ program, diagnosticsOf } = compileVirtual(virtualFiles));
 });
 
 /** Operation ids that the SDK methods called in a sample send (read from those methods' bodies in src/). */
@@ -74,25 +72,30 @@ function operationsSentBy(file: ts.SourceFile): Set<string> {
 }
 
 describe("code samples in the spec", () => {
+  test("the Hooks section shows a hook command that checks its input with parseHookInput", () => {
+    expect([...descriptionBlocks.values()].join("\n")).toContain("parseHookInput(");
+  });
+
+  test.each([...descriptionBlocks.keys()])("the TypeScript block of %s compiles against the SDK", (where) => {
+    expect(diagnosticsOf(sampleFile(where))).toBe("");
+  });
+
   test("the compiler setup itself is sound", () => {
     expect(program.getOptionsDiagnostics().map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
     expect(program.getGlobalDiagnostics().map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
   });
 
   describe.each(operations)("$operationId", ({ operationId, samples }) => {
-    test("has exactly one TypeScript sample labelled orgagent", () => {
-      expect(orgagentSample(samples)).toHaveLength(1);
+    test("has exactly one TypeScript sample", () => {
+      expect(typeScriptSample(samples)).toHaveLength(1);
+    });
+
+    test("needs nothing of Node: it runs wherever the SDK does", () => {
+      expect(typeScriptSample(samples)[0]?.source).not.toMatch(/\bprocess\.|from "node:|\bBuffer\b|require\(/);
     });
 
     test("compiles against the SDK under strict TypeScript", () => {
-      const file = program.getSourceFile(sampleFile(operationId))!;
-      const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-      const host: ts.FormatDiagnosticsHost = {
-        getCanonicalFileName: (name) => name,
-        getCurrentDirectory: () => root,
-        getNewLine: () => "\n",
-      };
-      expect(ts.formatDiagnostics(diagnostics, host)).toBe("");
+      expect(diagnosticsOf(sampleFile(operationId))).toBe("");
     });
 
     test("calls an SDK method that sends this operation", () => {

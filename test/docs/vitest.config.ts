@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL("../..", import.meta.url)),
     include: ["test/docs/**/*.e2e.ts"],
+    globalSetup: ["test/docs/build.ts"],
     testTimeout: 180_000,
     hookTimeout: 600_000,
   },
