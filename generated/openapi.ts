@@ -539,636 +539,126 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /**
-         * AnalyticsTokensGroupBy
-         * @description Grouping of `/tokens`: `model`. Flatten the per-model breakdown into rows, one per model per day.
-         * @enum {string}
-         */
         AnalyticsTokensGroupBy: AnalyticsTokensGroupBy;
-        /**
-         * ModelTier
-         * @description Tier of a model: `standard` or `thinking` (a model with extended reasoning, e.g. `claude-opus-4-1`).
-         * @enum {string}
-         */
         ModelTier: ModelTier;
-        /**
-         * CreditsModelBreakdown
-         * @description Consumption of one model on one day, for the whole organization (in `CreditsRow.by_model`) or for one user
-         *     (in `CreditsUserBreakdown.by_model`).
-         */
         CreditsModelBreakdown: CreditsModelBreakdown;
-        /**
-         * CreditsUserBreakdown
-         * @description Consumption of one user on one day, with that user's per-model breakdown.
-         */
         CreditsUserBreakdown: CreditsUserBreakdown;
-        /**
-         * CreditsRow
-         * @description Credit consumption of the organization on one day (`/tokens` without `group_by`), with nested breakdowns per
-         *     model and per user.
-         */
         CreditsRow: CreditsRow;
-        /**
-         * AnalyticsMeta
-         * @description Metadata of an analytics response (`/tokens`, `/tools`, `/activity`, `/productivity`): the organization and the
-         *     date range the rows cover. Dates are `YYYY-MM-DD` in UTC.
-         */
         AnalyticsMeta: AnalyticsMeta;
-        /**
-         * AnalyticsTokensDailyResponse
-         * @description Response of `/tokens` without `group_by`, one `CreditsRow` per day.
-         */
         AnalyticsTokensDailyResponse: AnalyticsTokensDailyResponse;
-        /**
-         * CreditsGroupedRow
-         * @description Credit consumption of one model on one day (`/tokens?group_by=model`): the `by_model` breakdown flattened into
-         *     rows, one per model per day.
-         */
         CreditsGroupedRow: CreditsGroupedRow;
-        /**
-         * AnalyticsTokensGroupedResponse
-         * @description Response of `/tokens?group_by=model`, one `CreditsGroupedRow` per model per day.
-         */
         AnalyticsTokensGroupedResponse: AnalyticsTokensGroupedResponse;
-        /**
-         * Problem
-         * @description Error body: `title` and `status`, usually with `detail` and `requestId`. A client should also accept an error
-         *     body that is not JSON or lacks these fields.
-         */
         Problem: Problem;
-        /**
-         * AnalyticsError
-         * @description Error body of the analytics endpoints, a `Problem` that always carries `detail` and `requestId`.
-         */
         AnalyticsError: AnalyticsError;
-        /**
-         * AnalyticsToolsGroupBy
-         * @description Grouping of `/tools`: `tool_name`. Flatten the per-tool breakdown into rows, one per tool per day.
-         * @enum {string}
-         */
         AnalyticsToolsGroupBy: AnalyticsToolsGroupBy;
-        /**
-         * ToolsRowToolCount
-         * @description Invocations of one tool on one day. About 0.006% of tool-name entries contain parsing artifacts, so a
-         *     `tool` value may occasionally not be a real tool name.
-         */
         ToolsRowToolCount: ToolsRowToolCount;
-        /**
-         * ToolsRowServerCount
-         * @description Invocations of one MCP server's tools on one day. MCP server names may be duplicated by letter case (e.g.
-         *     `github` and `GitHub` as two entries); merge case-insensitively if one figure per server is needed.
-         */
         ToolsRowServerCount: ToolsRowServerCount;
-        /**
-         * ToolsRowNameCount
-         * @description Uses of one named skill (`skills_by_name`) or slash command (`slash_commands_by_name`) on one day.
-         */
         ToolsRowNameCount: ToolsRowNameCount;
-        /**
-         * ToolsRowHookCount
-         * @description Executions of one configured local command hook on one day, identified by its event, matcher and command.
-         *     Hooks run in the agent client, not in the service.
-         */
         ToolsRowHookCount: ToolsRowHookCount;
-        /**
-         * ToolsRowAutonomyLevelRatio
-         * @description Distribution of autonomy levels on one day, one number per level, for example fractions that sum to 1.
-         */
         ToolsRowAutonomyLevelRatio: ToolsRowAutonomyLevelRatio;
-        /**
-         * ToolsRow
-         * @description Tool usage of the organization on one day (`/tools` without `group_by`), with nested breakdowns per tool, MCP
-         *     server, skill, slash command and hook.
-         *
-         *     Data quality: MCP server names in `mcp_by_server` may be duplicated by letter case, and about 0.006% of
-         *     tool-name entries in `by_tool` contain parsing artifacts.
-         */
         ToolsRow: ToolsRow;
-        /**
-         * AnalyticsToolsDailyResponse
-         * @description Response of `/tools` without `group_by`, one `ToolsRow` per day.
-         */
         AnalyticsToolsDailyResponse: AnalyticsToolsDailyResponse;
-        /**
-         * ToolsGroupedRow
-         * @description Invocations of one tool on one day (`/tools?group_by=tool_name`): the `by_tool` breakdown flattened into rows,
-         *     one per tool per day. About 0.006% of tool-name entries contain parsing artifacts.
-         */
         ToolsGroupedRow: ToolsGroupedRow;
-        /**
-         * AnalyticsToolsGroupedResponse
-         * @description Response of `/tools?group_by=tool_name`, one `ToolsGroupedRow` per tool per day.
-         */
         AnalyticsToolsGroupedResponse: AnalyticsToolsGroupedResponse;
-        /**
-         * AnalyticsActivityGroupBy
-         * @description Grouping of `/activity`: `client`. Flatten the per-client figures into rows, one per client type per day.
-         * @enum {string}
-         */
         AnalyticsActivityGroupBy: AnalyticsActivityGroupBy;
-        /**
-         * ActivityRowClientCounts
-         * @description Daily active users per client type, keyed by client type: `terminal-ui` (interactive CLI sessions), `web` (the
-         *     web app), `non-interactive-cli` (headless or automated CLI runs), or another client type (the same values as
-         *     `group_key` of `ActivityGroupedRow`). A user active on several clients counts once in each client's figure
-         *     (and once in `daily_active_users`), so each figure is at most `daily_active_users` and the figures may sum to
-         *     more. A client type without users may be absent.
-         */
         ActivityRowClientCounts: ActivityRowClientCounts;
-        /**
-         * ActivityRow
-         * @description Active users, sessions and messages of the organization on one day (`/activity` without `group_by`).
-         */
         ActivityRow: ActivityRow;
-        /**
-         * AnalyticsActivityDailyResponse
-         * @description Response of `/activity` without `group_by`, one `ActivityRow` per day.
-         */
         AnalyticsActivityDailyResponse: AnalyticsActivityDailyResponse;
-        /**
-         * ClientType
-         * @description Client a user worked in:
-         *
-         *     * `terminal-ui`: interactive CLI sessions.
-         *     * `web`: the web app.
-         *     * `non-interactive-cli`: headless or automated CLI runs.
-         * @enum {string}
-         */
         ClientType: ClientType;
-        /**
-         * ActivityGroupedRow
-         * @description Daily active users of one client type on one day (`/activity?group_by=client`): `daily_active_users_by_client`
-         *     flattened into rows, one per client type per day. A user active on several clients counts in each client's row.
-         */
         ActivityGroupedRow: ActivityGroupedRow;
-        /**
-         * AnalyticsActivityGroupedResponse
-         * @description Response of `/activity?group_by=client`, one `ActivityGroupedRow` per client type per day.
-         */
         AnalyticsActivityGroupedResponse: AnalyticsActivityGroupedResponse;
-        /**
-         * ProductivityRowExtensionCount
-         * @description Count of files the agent created or edited on one day, for one file extension.
-         */
         ProductivityRowExtensionCount: ProductivityRowExtensionCount;
-        /**
-         * ProductivityRowLanguageCount
-         * @description Count of files the agent created or edited on one day, for one programming language.
-         */
         ProductivityRowLanguageCount: ProductivityRowLanguageCount;
-        /**
-         * ProductivityRow
-         * @description Files and git activity produced by the agent for the organization on one day (`/productivity`).
-         */
         ProductivityRow: ProductivityRow;
-        /**
-         * AnalyticsProductivityResponse
-         * @description Response of `/productivity`, one `ProductivityRow` per day.
-         */
         AnalyticsProductivityResponse: AnalyticsProductivityResponse;
-        /**
-         * DelegationLevel
-         * @description Primary autonomy mode of a user:
-         *
-         *     * `auto-high`: maximum autonomy, minimal confirmations.
-         *     * `auto-medium`: balanced autonomy, some confirmations.
-         *     * `auto-low`: limited autonomy, frequent confirmations.
-         *     * `spec`: planning before execution.
-         *     * `manual`: every action confirmed.
-         * @enum {string}
-         */
         DelegationLevel: DelegationLevel;
-        /**
-         * UserRow
-         * @description Metrics of one user on one day (`/users`).
-         */
         UserRow: UserRow;
-        /**
-         * AnalyticsUsersMeta
-         * @description Metadata of a `/users` page: the organization, the date range the rows cover and the paging state. Dates are
-         *     `YYYY-MM-DD` in UTC. To fetch the next page, pass `next_cursor` as the `cursor` query parameter (with the same
-         *     `startDate` and `endDate`) while `has_more` is true.
-         */
         AnalyticsUsersMeta: AnalyticsUsersMeta;
-        /**
-         * AnalyticsUsersResponse
-         * @description One page of `/users`: per-user rows (one per user per day) and the paging state in `meta`. The order of the
-         *     rows is not guaranteed.
-         */
         AnalyticsUsersResponse: AnalyticsUsersResponse;
-        /**
-         * ReadinessApp
-         * @description Description of one application found in the evaluated repository.
-         */
         ReadinessApp: ReadinessApp;
-        /**
-         * ReadinessApps
-         * @description Map from application path (inside the repository) to an app description.
-         */
         ReadinessApps: ReadinessApps;
-        /**
-         * ReadinessCriterionEvaluation
-         * @description Evaluation of one criterion: `numerator` out of `denominator` sub-applications meet it.
-         *     `numerator` ranges from 0 up to `denominator`.
-         */
         ReadinessCriterionEvaluation: ReadinessCriterionEvaluation;
-        /**
-         * ReadinessCriterionEvaluations
-         * @description Map from criterion id to the evaluation of that criterion.
-         */
         ReadinessCriterionEvaluations: ReadinessCriterionEvaluations;
-        /**
-         * ReasoningEffort
-         * @description Reasoning effort a model ran with: `low`, `medium`, `high`, or `off`.
-         * @enum {string}
-         */
         ReasoningEffort: ReasoningEffort;
-        /**
-         * ReadinessModelUsed
-         * @description Model configuration used to produce the report.
-         */
         ReadinessModelUsed: ReadinessModelUsed;
-        /**
-         * ReadinessReport
-         * @description A stored evaluation of a repository against readiness criteria.
-         */
         ReadinessReport: ReadinessReport;
-        /**
-         * ReadinessReportList
-         * @description One page of readiness reports. No next-cursor field is returned: to fetch the next page, pass the `reportId`
-         *     of the last report in `reports` as `startAfter`; an empty `reports` array means there is nothing more.
-         *     The order of reports is not guaranteed.
-         */
         ReadinessReportList: ReadinessReportList;
-        /**
-         * SessionDefaultSettings
-         * @description Default settings of new sessions (enterprise-control setting `sessionDefaultSettings`).
-         */
         SessionDefaultSettings: SessionDefaultSettings;
-        /**
-         * CustomModelCloudHosted
-         * @description Cloud-hosting configuration of a custom model. Properties may be added or removed.
-         */
         CustomModelCloudHosted: CustomModelCloudHosted;
-        /**
-         * CustomModel
-         * @description A custom model configured for the organization (item of the `customModels` setting). No field is required.
-         */
         CustomModel: CustomModel;
-        /**
-         * ModelPolicy
-         * @description Model policy (enterprise-control setting `modelPolicy`). Properties may be added or removed.
-         */
         ModelPolicy: ModelPolicy;
-        /**
-         * McpPolicy
-         * @description MCP policy (enterprise-control setting `mcpPolicy`). Properties may be added or removed.
-         */
         McpPolicy: McpPolicy;
-        /**
-         * MissionPolicy
-         * @description Mission policy (enterprise-control setting `missionPolicy`). Properties may be added or removed.
-         */
         MissionPolicy: MissionPolicy;
-        /**
-         * EnterpriseControlKnownMarketplace
-         * @description An entry of `strictKnownMarketplaces`.
-         */
         EnterpriseControlKnownMarketplace: EnterpriseControlKnownMarketplace;
-        /**
-         * NetworkPolicy
-         * @description Network policy (enterprise-control setting `networkPolicy`). Properties may be added or removed.
-         */
         NetworkPolicy: NetworkPolicy;
-        /**
-         * SandboxFilesystem
-         * @description Filesystem rules of the sandbox. Properties may be added or removed.
-         */
         SandboxFilesystem: SandboxFilesystem;
-        /**
-         * SandboxNetwork
-         * @description Network rules of the sandbox. Properties may be added or removed.
-         */
         SandboxNetwork: SandboxNetwork;
-        /**
-         * SandboxSettings
-         * @description Sandbox settings (enterprise-control setting `sandbox`). Properties may be added or removed.
-         */
         SandboxSettings: SandboxSettings;
-        /**
-         * EnterpriseControlSettings
-         * @description Snapshot of the organization's enterprise-control settings after a change. This object may gain, lose or
-         *     rename properties between API versions: parse it as a generic JSON object and do not rely on any property
-         *     being present. The properties below are the ones seen so far; none is required.
-         */
         EnterpriseControlSettings: EnterpriseControlSettings;
-        /**
-         * EnterpriseControlUser
-         * @description The user who made an enterprise-control change.
-         */
         EnterpriseControlUser: EnterpriseControlUser;
-        /**
-         * EnterpriseControlChange
-         * @description One change to the organization's enterprise-control settings.
-         */
         EnterpriseControlChange: EnterpriseControlChange;
-        /**
-         * EnterpriseControlsPagination
-         * @description Where the next page of enterprise-control changes starts.
-         */
         EnterpriseControlsPagination: EnterpriseControlsPagination;
-        /**
-         * EnterpriseControlsHistoryPage
-         * @description One page of changes to the organization's enterprise-control settings, ordered by `revision`, highest first.
-         */
         EnterpriseControlsHistoryPage: EnterpriseControlsHistoryPage;
-        /**
-         * UserLimitEntry
-         * @description A user's credit limit. A limit the service does not accept is reported in the response's `errors`.
-         */
         UserLimitEntry: UserLimitEntry;
-        /**
-         * UsageLimitsUpdateRequest
-         * @description Per-user credit limits to set, 1 to 100 entries.
-         */
         UsageLimitsUpdateRequest: UsageLimitsUpdateRequest;
-        /**
-         * UserLimitError
-         * @description A user whose credit limit could not be updated.
-         */
         UserLimitError: UserLimitError;
-        /**
-         * UsageLimitsUpdateResponse
-         * @description Outcome of a bulk credit-limit update, which can succeed partially: `updated` lists the limits applied and
-         *     `errors` the users whose limit could not be updated.
-         */
         UsageLimitsUpdateResponse: UsageLimitsUpdateResponse;
-        /**
-         * SessionTag
-         * @description A tag attached to a session.
-         */
         SessionTag: SessionTag;
-        /**
-         * SessionSettingsInput
-         * @description Session settings a client may send when creating a session: the request fields of session settings, without
-         *     the response-only token usage. All fields are optional.
-         */
         SessionSettingsInput: SessionSettingsInput;
-        /**
-         * CreateSessionRequest
-         * @description Body of a request that creates a session on a computer.
-         */
         CreateSessionRequest: CreateSessionRequest;
-        /**
-         * SessionStatus
-         * @description Execution status of a session's agent: `idle`, `pending` or `running`. The order and timing of changes between
-         *     these states are not specified.
-         * @enum {string}
-         */
         SessionStatus: SessionStatus;
-        /**
-         * TokenUsage
-         * @description Token and credit counters of a session. Returned in responses only.
-         */
         TokenUsage: TokenUsage;
-        /**
-         * SessionSettings
-         * @description Settings of a session as returned by the API: every request field of `SessionSettingsInput`, plus the
-         *     response-only `tokenUsage` and `inclusiveTokenUsage`.
-         */
         SessionSettings: SessionSettings;
-        /**
-         * Session
-         * @description An agent session on a computer. Timestamps are Unix epoch milliseconds.
-         */
         Session: Session;
-        /**
-         * MessageImage
-         * @description An image attached to a user message, sent as base64. No maximum size is published.
-         */
         MessageImage: MessageImage;
-        /**
-         * MessageFile
-         * @description A file attached to a user message, such as a PDF or a text file. No maximum size is published.
-         */
         MessageFile: MessageFile;
-        /**
-         * SendMessageRequest
-         * @description Body of a request that adds a user message to a session. No maximum size is published for the text, images
-         *     and files.
-         */
         SendMessageRequest: SendMessageRequest;
-        /**
-         * SendMessageResponse
-         * @description Result of adding a user message to a session.
-         */
         SendMessageResponse: SendMessageResponse;
-        /**
-         * MessageRole
-         * @description Author role of a message.
-         * @enum {string}
-         */
         MessageRole: MessageRole;
-        /**
-         * MessageContentBlock
-         * @description One block of a message's content: `text` and `id`, either of which may be absent in blocks of other kinds.
-         *     Other properties may appear.
-         */
         MessageContentBlock: MessageContentBlock;
-        /**
-         * KnownUserMessageSource
-         * @description Known origins of a user message.
-         * @enum {string}
-         */
         KnownUserMessageSource: KnownUserMessageSource;
-        /**
-         * UserMessageSource
-         * @description Origin of a user message. Known values: `web`, `desktop`, `cli_tui`, `cli_exec`, `cli_acp`, `sessions_api`,
-         *     `api`, `automation`, `readiness-remediation`, `readiness-evaluation`, `wiki-generation`, `wiki-ci-setup`.
-         *     Other values exist, such as messages from a chat integration or an issue-tracker integration named after the
-         *     product, and more may be added: treat any other string as an origin you do not know.
-         */
         UserMessageSource: UserMessageSource;
-        /**
-         * MessageVisibility
-         * @description Who sees a message: `both` (the model and the user), `llm_only` (the model only) or `user_only` (the user only).
-         * @enum {string}
-         */
         MessageVisibility: MessageVisibility;
-        /**
-         * ProviderAPhase
-         * @description Provider-specific phase of a message: `commentary` or `final_answer`.
-         * @enum {string}
-         */
         ProviderAPhase: ProviderAPhase;
-        /**
-         * ChatCompletionReasoningField
-         * @description Name of the field that carried reasoning in a chat-completion style response: `reasoning` or `reasoning_content`.
-         * @enum {string}
-         */
         ChatCompletionReasoningField: ChatCompletionReasoningField;
-        /**
-         * Message
-         * @description A message of a session. `createdAt` and `updatedAt` are Unix epoch milliseconds. Fields prefixed `providerA`,
-         *     `providerB` and `chatCompletion` carry model-provider-specific data.
-         */
         Message: Message;
-        /**
-         * KnownComputerProviderType
-         * @description Known providers of a computer: `byom` (bring your own machine).
-         * @enum {string}
-         */
         KnownComputerProviderType: KnownComputerProviderType;
-        /**
-         * ComputerProviderType
-         * @description Who provides the computer. Known value: `byom` (bring your own machine). Other values exist, such as a hosted
-         *     sandbox named after its vendor, and more may be added: treat any other string as a provider you do not know.
-         */
         ComputerProviderType: ComputerProviderType;
-        /**
-         * ComputerStatus
-         * @description Status of a computer: `provisioning`, `active` or `error`. The order and timing of changes between these states
-         *     are not specified; retrying the install-dependencies step is accepted for asynchronous work.
-         * @enum {string}
-         */
         ComputerStatus: ComputerStatus;
-        /**
-         * ProvisioningStep
-         * @description One step of provisioning a computer. Any field may be absent. `startedAt` and `completedAt` are Unix epoch
-         *     milliseconds.
-         */
         ProvisioningStep: ProvisioningStep;
-        /**
-         * Computer
-         * @description A computer that sessions run on. No operation creates or deletes a computer. `createdAt` is Unix epoch
-         *     milliseconds.
-         */
         Computer: Computer;
-        /**
-         * HookInputNotification
-         * @description Hook input of a `Notification` event (the agent awaits input).
-         */
         HookInputNotification: HookInputNotification;
-        /**
-         * HookInputStop
-         * @description Hook input of a `Stop` event (the agent finished).
-         */
         HookInputStop: HookInputStop;
-        /**
-         * HookInputSubagentStop
-         * @description Hook input of a `SubagentStop` event.
-         */
         HookInputSubagentStop: HookInputSubagentStop;
-        /**
-         * KnownSessionEndReason
-         * @description Known reasons a session ended: `error`, `other`.
-         * @enum {string}
-         */
         KnownSessionEndReason: KnownSessionEndReason;
-        /**
-         * SessionEndReason
-         * @description Why a session ended. Known values: `error`, `other`; other strings may appear.
-         */
         SessionEndReason: SessionEndReason;
-        /**
-         * HookInputSessionEnd
-         * @description Hook input of a `SessionEnd` event.
-         */
         HookInputSessionEnd: HookInputSessionEnd;
-        /**
-         * HookInputPostToolUse
-         * @description Hook input of a `PostToolUse` event (a tool call finished). Other fields may appear.
-         */
         HookInputPostToolUse: HookInputPostToolUse;
-        /**
-         * KnownHookInput
-         * @description Hook input of one of the known five events, told apart by `hook_event_name`.
-         */
         KnownHookInput: KnownHookInput;
-        /**
-         * KnownHookEventName
-         * @description Known hook events: `Notification` (the agent awaits input), `Stop` (the agent finished), `SubagentStop`,
-         *     `SessionEnd`, `PostToolUse`.
-         * @enum {string}
-         */
         KnownHookEventName: KnownHookEventName;
-        /**
-         * HookInputOtherEvent
-         * @description Hook input of an event other than the known five (`KnownHookEventName`): the agent client has more events, and
-         *     may add others. It carries the common fields; other fields may appear.
-         */
         HookInputOtherEvent: HookInputOtherEvent;
-        /**
-         * HookInput
-         * @description The JSON object the agent client writes to a hook command's standard input. Every event carries
-         *     `hook_event_name`, `session_id` and `cwd`; `Notification` adds `message` and `SessionEnd` may add `reason`.
-         *     `hook_event_name` tells the variants apart: one of the known five is a `KnownHookInput`, any other event a
-         *     `HookInputOtherEvent`. Other fields may appear.
-         */
         HookInput: HookInput;
-        /**
-         * HookEventName
-         * @description Name of a hook event of the agent client. Known values: `Notification` (the agent awaits input), `Stop` (the
-         *     agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`. Other events exist and more may be added.
-         */
         HookEventName: HookEventName;
-        /**
-         * HookCommandType
-         * @description Kind of hook: `command` (run a command line).
-         * @constant
-         */
         HookCommandType: HookCommandType;
-        /**
-         * HookCommand
-         * @description A command the agent client runs for a hook event; it receives the `HookInput` JSON on standard input.
-         */
         HookCommand: HookCommand;
-        /**
-         * HookMatcherEntry
-         * @description One entry of an event's hooks. Other fields may appear.
-         */
         HookMatcherEntry: HookMatcherEntry;
-        /**
-         * HooksByEvent
-         * @description Map from event name (see `HookEventName`: `Notification`, `Stop`, `SubagentStop`, `SessionEnd`, `PostToolUse`,
-         *     or another string) to the hook entries of that event.
-         */
         HooksByEvent: HooksByEvent;
-        /**
-         * HooksSettings
-         * @description The hooks part of the agent client's settings object. `hooks` maps an event name to the entries whose
-         *     commands run on that event. Other settings may sit beside `hooks`.
-         */
         HooksSettings: HooksSettings;
     };
     responses: {
-        /** @description Invalid request: a date that is not `YYYY-MM-DD`, today's date (analytics data lags 24 hours), or `limit` out of range. */
         AnalyticsBadRequest: ResponseAnalyticsBadRequest;
-        /** @description Missing or invalid API key. */
         AnalyticsUnauthorized: ResponseAnalyticsUnauthorized;
-        /** @description The caller is not a Manager or Owner of the organization. */
         AnalyticsForbidden: ResponseAnalyticsForbidden;
-        /** @description Rate limit exceeded. Rate limits vary by plan; `Retry-After` tells how long to wait. */
         TooManyRequests: ResponseTooManyRequests;
-        /** @description Internal error. */
         AnalyticsInternalError: ResponseAnalyticsInternalError;
-        /** @description Invalid request parameters. */
         ReadinessBadRequest: ResponseReadinessBadRequest;
-        /** @description Missing or invalid API key. */
         ReadinessUnauthorized: ResponseReadinessUnauthorized;
-        /** @description Internal error. */
         ReadinessInternalError: ResponseReadinessInternalError;
-        /** @description Invalid request. */
         BadRequest: ResponseBadRequest;
-        /** @description Missing or invalid credential. */
         Unauthorized: ResponseUnauthorized;
-        /** @description The caller's role does not allow this operation. */
         Forbidden: ResponseForbidden;
-        /** @description Internal error. */
         InternalServerError: ResponseInternalServerError;
-        /** @description The resource does not exist or is not visible to the caller. */
         NotFound: ResponseNotFound;
-        /** @description The resource is in a state that does not allow the operation. */
         Conflict: ResponseConflict;
     };
     parameters: {

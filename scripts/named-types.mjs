@@ -74,8 +74,9 @@ export function nameComponentTypes(statements) {
       // Each member of a named group refers to its alias; the rest is renamed as usual.
       const members = statement.members.map((group) => {
         if (!groupsOf(statement).includes(group) || INLINED.has(group.name.text)) return renamed(group);
+        // A new member, so its description stays with the alias (where hovers read it) and is not repeated here.
         const refs = group.type.members.map((member) =>
-          factory.updatePropertySignature(member, member.modifiers, member.name, member.questionToken, factory.createTypeReferenceNode(aliasOf(group.name.text, member.name.text))),
+          factory.createPropertySignature(member.modifiers, member.name, member.questionToken, factory.createTypeReferenceNode(aliasOf(group.name.text, member.name.text))),
         );
         return factory.updatePropertySignature(group, group.modifiers, group.name, group.questionToken, factory.updateTypeLiteralNode(group.type, refs));
       });
