@@ -353,18 +353,14 @@ function inBrowser(): boolean {
 const isPlainObject = (value: unknown): value is Record<string, string> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
+/** An http(s) URL without user name or password (fetch refuses those, quoting them in its error). */
 function checkUrl(value: string, option: string): string {
-  let url: URL;
   try {
-    url = new URL(value);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+    const url = new URL(value);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) throw new Error();
   } catch {
-    throw new OrgAgentError(`Invalid ${option} ${JSON.stringify(withoutUserinfo(value))}: expected an http(s) URL.`);
-  }
-  // fetch refuses such a URL, quoting it whole in its error.
-  if (url.username || url.password) {
     throw new OrgAgentError(
-      `Invalid ${option} ${JSON.stringify(withoutUserinfo(value))}: it holds a user name or password (not shown); pass the key as \`apiKey\`.`,
+      `Invalid ${option} ${JSON.stringify(withoutUserinfo(value))}: expected an http(s) URL without user name or password (the key goes in \`apiKey\`).`,
     );
   }
   return value.replace(/\/+$/, "");

@@ -109,15 +109,9 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     let empty = 0;
     let count = 0;
     for (;;) {
-      let page: Page;
-      if (withResponse) {
-        const answer = await fetched.withResponse();
-        page = answer.data;
-        yield answer;
-      } else {
-        page = await fetched;
-        yield page;
-      }
+      const answer = await fetched.withResponse();
+      const page = answer.data;
+      yield withResponse ? answer : page;
       const items = itemsOf(page, rule).length;
       count += items;
       if (count >= max) return;
