@@ -29,9 +29,10 @@ export const pathHosts = {
   "/api/v0/computers/{computerId}/install-deps": "base_url"
 } as const;
 
-/** Every operation by operationId: method, path, host, success status, request bounds and paging rule. */
+/** Every operation by operationId: its id, method, path, host, success status, request bounds and paging rule. */
 export const operations = {
   "getAnalyticsTokens": {
+    "operationId": "getAnalyticsTokens",
     "method": "GET",
     "path": "/api/v1/analytics/tokens",
     "host": "base_url",
@@ -84,6 +85,7 @@ export const operations = {
     }
   },
   "getAnalyticsTools": {
+    "operationId": "getAnalyticsTools",
     "method": "GET",
     "path": "/api/v1/analytics/tools",
     "host": "base_url",
@@ -136,6 +138,7 @@ export const operations = {
     }
   },
   "getAnalyticsActivity": {
+    "operationId": "getAnalyticsActivity",
     "method": "GET",
     "path": "/api/v1/analytics/activity",
     "host": "base_url",
@@ -188,6 +191,7 @@ export const operations = {
     }
   },
   "getAnalyticsProductivity": {
+    "operationId": "getAnalyticsProductivity",
     "method": "GET",
     "path": "/api/v1/analytics/productivity",
     "host": "base_url",
@@ -230,6 +234,7 @@ export const operations = {
     }
   },
   "listAnalyticsUsers": {
+    "operationId": "listAnalyticsUsers",
     "method": "GET",
     "path": "/api/v1/analytics/users",
     "host": "base_url",
@@ -297,6 +302,7 @@ export const operations = {
     }
   },
   "listReadinessReports": {
+    "operationId": "listReadinessReports",
     "method": "GET",
     "path": "/api/organization/maturity-level-reports",
     "host": "app_url",
@@ -339,6 +345,7 @@ export const operations = {
     }
   },
   "listEnterpriseControlsHistory": {
+    "operationId": "listEnterpriseControlsHistory",
     "method": "GET",
     "path": "/api/v0/organization/enterprise-controls/history",
     "host": "base_url",
@@ -378,6 +385,7 @@ export const operations = {
     }
   },
   "setUserLimits": {
+    "operationId": "setUserLimits",
     "method": "PUT",
     "path": "/api/v0/organization/usage/limits/users",
     "host": "base_url",
@@ -424,6 +432,7 @@ export const operations = {
     }
   },
   "createSession": {
+    "operationId": "createSession",
     "method": "POST",
     "path": "/api/v0/sessions",
     "host": "base_url",
@@ -513,6 +522,7 @@ export const operations = {
     }
   },
   "getSession": {
+    "operationId": "getSession",
     "method": "GET",
     "path": "/api/v0/sessions/{sessionId}",
     "host": "base_url",
@@ -547,6 +557,7 @@ export const operations = {
     }
   },
   "sendSessionMessage": {
+    "operationId": "sendSessionMessage",
     "method": "POST",
     "path": "/api/v0/sessions/{sessionId}/messages",
     "host": "base_url",
@@ -628,6 +639,7 @@ export const operations = {
     }
   },
   "getSessionMessage": {
+    "operationId": "getSessionMessage",
     "method": "GET",
     "path": "/api/v0/sessions/{sessionId}/messages/{messageId}",
     "host": "base_url",
@@ -670,6 +682,7 @@ export const operations = {
     }
   },
   "getComputer": {
+    "operationId": "getComputer",
     "method": "GET",
     "path": "/api/v0/computers/{computerId}",
     "host": "base_url",
@@ -695,6 +708,7 @@ export const operations = {
     }
   },
   "getComputerByName": {
+    "operationId": "getComputerByName",
     "method": "GET",
     "path": "/api/v0/computers/name/{name}",
     "host": "base_url",
@@ -721,6 +735,7 @@ export const operations = {
     }
   },
   "retryComputerInstallDeps": {
+    "operationId": "retryComputerInstallDeps",
     "method": "POST",
     "path": "/api/v0/computers/{computerId}/install-deps",
     "host": "base_url",

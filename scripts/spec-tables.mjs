@@ -102,6 +102,7 @@ export function buildSpecTables(spec) {
       const success = Object.keys(op.responses).find((code) => /^2\d\d$/.test(code));
       const successSchema = sharedShape(spec, deref(spec, deref(spec, op.responses[success])?.content?.["application/json"]?.schema));
       operations[op.operationId] = {
+        operationId: op.operationId,
         method: method.toUpperCase(),
         path,
         host,
@@ -166,7 +167,7 @@ export function renderSpecTables({ hosts, pathHosts, operations, hookInputs, sta
     "/** Which host (by name) serves each path. */",
     `export const pathHosts = ${json(pathHosts)} as const;`,
     "",
-    "/** Every operation by operationId: method, path, host, success status, request bounds and paging rule. */",
+    "/** Every operation by operationId: its id, method, path, host, success status, request bounds and paging rule. */",
     `export const operations = ${json(operations)} as const;`,
     "",
     "/** Rule of each known hook event's input, keyed by `hook_event_name`. */",

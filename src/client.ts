@@ -1,13 +1,15 @@
-// The OrgAgent client: configuration, credentials, the two hosts, and the one internal `call` that every
-// resource method goes through (validate → send with retries → typed result or typed error).
+// The OrgAgent client: configuration, credentials, the two hosts, and the internal `call` that every resource
+// method goes through (validate → send with retries → typed result or typed error). Resources reach `call` and
+// `paginate` through a ResourceClient handed to them at construction: the public client has neither method.
 import createClient, { type Client } from "openapi-fetch";
 import type { operations as OperationTypes, paths } from "../generated/openapi.js";
 import { operations, type HostName, type OperationId } from "../generated/spec-tables.js";
-import { APIKeyFunctionError, OrgAgentError, ValidationError } from "./core/errors.js";
+import { APIKeyFunctionError, OrgAgentError, ValidationError, withoutUserinfo } from "./core/errors.js";
 import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
 import { DEFAULTS, checkBackoff, checkHeaderValue, checkHeaders, checkNumber, type RequestOptions } from "./core/options.js";
 import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
-import { send, type RetryPolicy, type Transport } from "./core/request.js";
+import { send, type CallParams, type OperationSpec, type RetryPolicy, type Transport } from "./core/request.js";
+import { apiPromise, type APIPromise, type ResponseSink } from "./core/response.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
 import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
 
@@ -70,6 +72,59 @@ const ENV = {
   logLevel: "ORGAGENT_LOG",
 } as const;
 
+/**
+ * The client as its resources see it: how a resource method calls an operation. Not part of the public client, so
+ * editors offer users the resources, not these.
+ */
+export interface ResourceClient {
+  /**
+   * Calls an operation by its operationId: validates the input against the spec's bounds, sends it with the retry
+   * policy, and resolves to the parsed body (`.withResponse()` adds the response).
+   */
+  call<O extends OperationId>(operationId: O, params: CallParams, body?: RequestBody<O>, options?: RequestOptions): APIPromise<ResponseBody<O>>;
+  /** A paginated call: a PagePromise over the operation's `x-pagination` rule. */
+  paginate<O extends OperationId, Item>(
+    operationId: O,
+    query: Record<string, unknown>,
+    options?: RequestOptions & PageOptions,
+  ): PagePromise<ResponseBody<O>, Item>;
+}
+
+const resourceClients = new WeakMap<OrgAgent, ResourceClient>();
+
+/** The ResourceClient of a client: for the SDK's own modules and tests, not exported from the package. */
+export function resourceClientOf(client: OrgAgent): ResourceClient {
+  return resourceClients.get(client)!;
+}
+
+function resourceClient(transport: Transport): ResourceClient {
+  const call = <O extends OperationId>(operationId: O, params: CallParams, body?: unknown, options?: RequestOptions) => {
+    const op = operations[operationId] as OperationSpec & OperationRules;
+    const sink: ResponseSink = {};
+    let data: Promise<unknown>;
+    try {
+      validateCall(op, { path: params.path, query: params.query, body });
+      data = send(transport, op, params, body, options, sink);
+    } catch (error) {
+      data = Promise.reject(error);
+    }
+    return apiPromise(data as Promise<ResponseBody<O>>, sink);
+  };
+  return {
+    call,
+    paginate(operationId, query, options = {}) {
+      const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
+      if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
+      const { maxItems, ...requestOptions } = options;
+      checkNumber("options.maxItems", maxItems);
+      return new PagePromise(rule, query, (pageQuery) => call(operationId, { query: pageQuery }, undefined, requestOptions), {
+        maxItems,
+        signal: options.signal,
+      });
+    },
+  };
+}
+
 const RAW_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"];
 // Which host serves each path, read off the operations table (every path has at least one operation).
 const hostOfPath: Record<string, HostName> = {};
@@ -97,7 +152,6 @@ export class OrgAgent {
   readonly #headers: Record<string, string>;
   #sharedHeaders: Readonly<Record<string, string>> | undefined;
   #sharedHeadersKey: string | undefined;
-  readonly #transport: Transport;
 
   constructor(options: ClientOptions = {}) {
     if (inBrowser() && !options.dangerouslyAllowBrowser) {
@@ -155,7 +209,7 @@ export class OrgAgent {
       },
       maxResponseSize: options.maxResponseSize ?? DEFAULTS.maxResponseSize,
     };
-    this.#transport = {
+    const transport: Transport = {
       fetch: options.fetch,
       pathSerializer: serializePath,
       policy,
@@ -166,43 +220,14 @@ export class OrgAgent {
     };
     this.raw = this.#routedRawClient(inner);
 
-    this.analytics = new Analytics(this);
-    this.readiness = new Readiness(this);
-    this.enterpriseControls = new EnterpriseControls(this);
-    this.usageLimits = new UsageLimits(this);
-    this.sessions = new Sessions(this);
-    this.computers = new Computers(this);
-  }
-
-  /**
-   * Calls an operation by its operationId: validates the input against the spec's bounds, sends it with the
-   * retry policy, and resolves to the parsed body. Resource methods are thin typed wrappers over this.
-   */
-  async call<O extends OperationId>(
-    operationId: O,
-    params: { path?: Record<string, unknown>; query?: Record<string, unknown> },
-    body?: unknown,
-    options?: RequestOptions,
-  ): Promise<ResponseBody<O>> {
-    const op = operations[operationId];
-    validateCall(op as OperationRules, { path: params.path, query: params.query, body });
-    return (await send(this.#transport, op, params, body, options)) as ResponseBody<O>;
-  }
-
-  /** A paginated call: a PagePromise over the operation's `x-pagination` rule. */
-  paginate<O extends OperationId, Item>(
-    operationId: O,
-    query: Record<string, unknown>,
-    options: RequestOptions & PageOptions = {},
-  ): PagePromise<ResponseBody<O>, Item> {
-    const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
-    if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
-    const { maxItems, ...requestOptions } = options;
-    checkNumber("options.maxItems", maxItems);
-    return new PagePromise(rule, query, (pageQuery) => this.call(operationId, { query: pageQuery }, undefined, requestOptions), {
-      maxItems,
-      signal: options.signal,
-    });
+    const resources = resourceClient(transport);
+    resourceClients.set(this, resources);
+    this.analytics = new Analytics(resources);
+    this.readiness = new Readiness(resources);
+    this.enterpriseControls = new EnterpriseControls(resources);
+    this.usageLimits = new UsageLimits(resources);
+    this.sessions = new Sessions(resources);
+    this.computers = new Computers(resources);
   }
 
   #hostUrl(host: HostName): string {
@@ -328,12 +353,15 @@ function inBrowser(): boolean {
 const isPlainObject = (value: unknown): value is Record<string, string> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
+/** An http(s) URL without user name or password (fetch refuses those, quoting them in its error). */
 function checkUrl(value: string, option: string): string {
   try {
     const url = new URL(value);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) throw new Error();
   } catch {
-    throw new OrgAgentError(`Invalid ${option} ${JSON.stringify(value)}: expected an http(s) URL.`);
+    throw new OrgAgentError(
+      `Invalid ${option} ${JSON.stringify(withoutUserinfo(value))}: expected an http(s) URL without user name or password (the key goes in \`apiKey\`).`,
+    );
   }
   return value.replace(/\/+$/, "");
 }

@@ -19,10 +19,12 @@ export {
   UnprocessableEntityError,
   ValidationError,
 } from "./core/errors.js";
+export type { RequestContext } from "./core/errors.js";
 export type { LogLevel, Logger } from "./core/log.js";
 export { PagePromise, PaginationError } from "./core/pagination.js";
-export type { PageOptions } from "./core/pagination.js";
+export type { PageOptions, PagesOptions, ToArrayOptions } from "./core/pagination.js";
 export type { RequestOptions } from "./core/options.js";
+export type { APIPromise, WithResponse } from "./core/response.js";
 export { WaitTimeoutError } from "./core/wait.js";
 export type { WaitOptions } from "./core/wait.js";
 export { dateRange } from "./dates.js";

@@ -1,11 +1,13 @@
-// The resource methods: thin typed wrappers over OrgAgent.call / OrgAgent.paginate. Parameter and field names
-// are the API's own; every type comes from generated/openapi.ts.
+// The resource methods: thin typed wrappers over the ResourceClient's `call` and `paginate`. Parameter and field
+// names are the API's own; every type comes from generated/openapi.ts, by the spec's own names (`Session`), so
+// hovers and compiler messages read the way the spec does.
 import type * as api from "../generated/openapi.js";
 import { operations, statusLifecycles } from "../generated/spec-tables.js";
-import type { OrgAgent, QueryParams, RequestBody, ResponseBody } from "./client.js";
+import type { QueryParams, ResourceClient } from "./client.js";
 import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, ValidationError } from "./core/errors.js";
 import type { PageOptions, PagePromise } from "./core/pagination.js";
 import type { RequestOptions } from "./core/request.js";
+import type { APIPromise } from "./core/response.js";
 import { checkField, type FieldRule } from "./core/validate.js";
 import { pollUntilSettled, requestOptionsOf, type WaitOptions } from "./core/wait.js";
 
@@ -33,37 +35,37 @@ type Grouped<Q, Key extends string> = Q & { group_by: Key };
 type Ungrouped<Q> = Q & { group_by?: undefined };
 
 export class Analytics {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
   /** Daily credit consumption; with `group_by: "model"`, one row per model per day. */
-  tokens(query: Grouped<TokensQuery, "model">, options?: RequestOptions): Promise<api.AnalyticsTokensGroupedResponse>;
-  tokens(query: Ungrouped<TokensQuery>, options?: RequestOptions): Promise<api.AnalyticsTokensDailyResponse>;
-  tokens(query: TokensQuery, options?: RequestOptions): Promise<AnalyticsTokensResponse>;
+  tokens(query: Grouped<TokensQuery, "model">, options?: RequestOptions): APIPromise<api.AnalyticsTokensGroupedResponse>;
+  tokens(query: Ungrouped<TokensQuery>, options?: RequestOptions): APIPromise<api.AnalyticsTokensDailyResponse>;
+  tokens(query: TokensQuery, options?: RequestOptions): APIPromise<AnalyticsTokensResponse>;
   tokens(query: TokensQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsTokens", { query }, undefined, options);
   }
 
   /** Daily tool usage; with `group_by: "tool_name"`, one row per tool per day. */
-  tools(query: Grouped<ToolsQuery, "tool_name">, options?: RequestOptions): Promise<api.AnalyticsToolsGroupedResponse>;
-  tools(query: Ungrouped<ToolsQuery>, options?: RequestOptions): Promise<api.AnalyticsToolsDailyResponse>;
-  tools(query: ToolsQuery, options?: RequestOptions): Promise<AnalyticsToolsResponse>;
+  tools(query: Grouped<ToolsQuery, "tool_name">, options?: RequestOptions): APIPromise<api.AnalyticsToolsGroupedResponse>;
+  tools(query: Ungrouped<ToolsQuery>, options?: RequestOptions): APIPromise<api.AnalyticsToolsDailyResponse>;
+  tools(query: ToolsQuery, options?: RequestOptions): APIPromise<AnalyticsToolsResponse>;
   tools(query: ToolsQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsTools", { query }, undefined, options);
   }
 
   /** Daily active users, sessions and messages; with `group_by: "client"`, one row per client type per day. */
-  activity(query: Grouped<ActivityQuery, "client">, options?: RequestOptions): Promise<api.AnalyticsActivityGroupedResponse>;
-  activity(query: Ungrouped<ActivityQuery>, options?: RequestOptions): Promise<api.AnalyticsActivityDailyResponse>;
-  activity(query: ActivityQuery, options?: RequestOptions): Promise<AnalyticsActivityResponse>;
+  activity(query: Grouped<ActivityQuery, "client">, options?: RequestOptions): APIPromise<api.AnalyticsActivityGroupedResponse>;
+  activity(query: Ungrouped<ActivityQuery>, options?: RequestOptions): APIPromise<api.AnalyticsActivityDailyResponse>;
+  activity(query: ActivityQuery, options?: RequestOptions): APIPromise<AnalyticsActivityResponse>;
   activity(query: ActivityQuery, options?: RequestOptions) {
     return this.#client.call("getAnalyticsActivity", { query }, undefined, options);
   }
 
   /** Daily files, commits and pull requests made by the agent. */
-  productivity(query: QueryParams<"getAnalyticsProductivity">, options?: RequestOptions): Promise<ResponseBody<"getAnalyticsProductivity">> {
+  productivity(query: QueryParams<"getAnalyticsProductivity">, options?: RequestOptions): APIPromise<api.AnalyticsProductivityResponse> {
     return this.#client.call("getAnalyticsProductivity", { query }, undefined, options);
   }
 
@@ -71,14 +73,14 @@ export class Analytics {
   users(
     query: QueryParams<"listAnalyticsUsers">,
     options?: RequestOptions & PageOptions,
-  ): PagePromise<ResponseBody<"listAnalyticsUsers">, api.UserRow> {
+  ): PagePromise<api.AnalyticsUsersResponse, api.UserRow> {
     return this.#client.paginate("listAnalyticsUsers", query, options);
   }
 }
 
 export class Readiness {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
@@ -86,14 +88,14 @@ export class Readiness {
   list(
     query: QueryParams<"listReadinessReports"> = {},
     options?: RequestOptions & PageOptions,
-  ): PagePromise<ResponseBody<"listReadinessReports">, api.ReadinessReport> {
+  ): PagePromise<api.ReadinessReportList, api.ReadinessReport> {
     return this.#client.paginate("listReadinessReports", query ?? {}, options);
   }
 }
 
 export class EnterpriseControls {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
@@ -101,20 +103,20 @@ export class EnterpriseControls {
   history(
     query: QueryParams<"listEnterpriseControlsHistory"> = {},
     options?: RequestOptions & PageOptions,
-  ): PagePromise<ResponseBody<"listEnterpriseControlsHistory">, api.EnterpriseControlChange> {
+  ): PagePromise<api.EnterpriseControlsHistoryPage, api.EnterpriseControlChange> {
     return this.#client.paginate("listEnterpriseControlsHistory", query ?? {}, options);
   }
 }
 
-type UserLimitEntry = RequestBody<"setUserLimits">["users"][number];
-type UserLimitsResult = ResponseBody<"setUserLimits">;
+type UserLimitEntry = api.UserLimitEntry;
+type UserLimitsResult = api.UsageLimitsUpdateResponse;
 const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
 // Statuses that concern one chunk's content: the other chunks are still worth sending.
 const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
 
 export class UsageLimits {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
@@ -171,26 +173,26 @@ function chunkFailure(error: OrgAgentError): string {
 }
 
 export class Sessions {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
   /** Creates a session on a computer. Not retried after a possible delivery unless `idempotent: true`. */
-  create(body: RequestBody<"createSession">, options?: RequestOptions): Promise<ResponseBody<"createSession">> {
+  create(body: api.CreateSessionRequest, options?: RequestOptions): APIPromise<api.Session> {
     return this.#client.call("createSession", {}, body, options);
   }
 
-  get(sessionId: string, query?: QueryParams<"getSession">, options?: RequestOptions): Promise<ResponseBody<"getSession">> {
+  get(sessionId: string, query?: QueryParams<"getSession">, options?: RequestOptions): APIPromise<api.Session> {
     return this.#client.call("getSession", { path: { sessionId }, query }, undefined, options);
   }
 
   /** Adds a user message; resolves to the message id and the agent status after submission. */
   sendMessage(
     sessionId: string,
-    body: RequestBody<"sendSessionMessage">,
+    body: api.SendMessageRequest,
     options?: RequestOptions,
-  ): Promise<ResponseBody<"sendSessionMessage">> {
+  ): APIPromise<api.SendMessageResponse> {
     return this.#client.call("sendSessionMessage", { path: { sessionId } }, body, options);
   }
 
@@ -216,7 +218,7 @@ export class Sessions {
    */
   async sendMessageAndWait(
     sessionId: string,
-    body: RequestBody<"sendSessionMessage">,
+    body: api.SendMessageRequest,
     options?: WaitOptions<api.Session>,
   ): Promise<{ messageId: string; session: api.Session }> {
     const { messageId } = await this.sendMessage(sessionId, body, requestOptionsOf(options));
@@ -228,23 +230,23 @@ export class Sessions {
     messageId: string,
     query?: QueryParams<"getSessionMessage">,
     options?: RequestOptions,
-  ): Promise<ResponseBody<"getSessionMessage">> {
+  ): APIPromise<api.Message> {
     return this.#client.call("getSessionMessage", { path: { sessionId, messageId }, query }, undefined, options);
   }
 }
 
 export class Computers {
-  readonly #client: OrgAgent;
-  constructor(client: OrgAgent) {
+  readonly #client: ResourceClient;
+  constructor(client: ResourceClient) {
     this.#client = client;
   }
 
-  get(computerId: string, options?: RequestOptions): Promise<ResponseBody<"getComputer">> {
+  get(computerId: string, options?: RequestOptions): APIPromise<api.Computer> {
     return this.#client.call("getComputer", { path: { computerId } }, undefined, options);
   }
 
   /** A computer by its name (1-63 characters); the name is percent-encoded into the path. */
-  getByName(name: string, options?: RequestOptions): Promise<ResponseBody<"getComputerByName">> {
+  getByName(name: string, options?: RequestOptions): APIPromise<api.Computer> {
     return this.#client.call("getComputerByName", { path: { name } }, undefined, options);
   }
 
@@ -266,7 +268,7 @@ export class Computers {
   }
 
   /** Retries the install-dependencies step; resolves to the computer (202, work continues asynchronously). */
-  retryInstallDeps(computerId: string, options?: RequestOptions): Promise<ResponseBody<"retryComputerInstallDeps">> {
+  retryInstallDeps(computerId: string, options?: RequestOptions): APIPromise<api.Computer> {
     return this.#client.call("retryComputerInstallDeps", { path: { computerId } }, undefined, options);
   }
 }

@@ -19,7 +19,7 @@ export function addWaitOptions(command: Command, { timeout }: { timeout: number 
  * Runs one of the SDK's waits with the flags' timing and a progress line on a terminal (`what`: "session sess_1").
  * A timeout becomes exit 4 with the last status seen; `check` is the command that shows the resource later.
  */
-export async function waitFor<T extends { status?: string }, R>(
+export async function waitFor<T extends { status?: string | undefined }, R>(
   context: Context,
   flags: WaitFlags,
   what: string,

@@ -25,6 +25,29 @@ export class ValidationError extends OrgAgentError {
 
 const SNIPPET_LENGTH = 200;
 
+/**
+ * Which request of which call an error came from. Every APIError and APIConnectionError thrown by a resource method
+ * carries it, as fields and at the end of its message.
+ */
+export interface RequestContext {
+  /** The spec's operationId, e.g. `getComputer`. */
+  operationId: string;
+  /** The operation's HTTP method. */
+  method: string;
+  /** The operation's path template, e.g. `/api/v0/computers/{computerId}`. */
+  path: string;
+  /** The URL of the last request (after redirects), without any user name or password. */
+  url: string;
+}
+
+/**
+ * `message` with where the request went: `… [getComputer: GET https://…/computers/cmp_1]`. The operationId names the
+ * path template (also in the `path` field), so the message does not repeat it.
+ */
+function located(message: string, request: RequestContext | undefined): string {
+  return request ? `${message} [${request.operationId}: ${request.method} ${request.url}]` : message;
+}
+
 /** The server answered with a non-success status, or with a body that cannot be the documented one. */
 export class APIError extends OrgAgentError {
   override name = "APIError";
@@ -34,6 +57,15 @@ export class APIError extends OrgAgentError {
   readonly detail: string | undefined;
   /** `requestId` of the body, else of an `x-request-id` header: quote it to support. */
   readonly requestId: string | undefined;
+  // Where the request went (RequestContext): set when there is a context, so declared, not initialized.
+  /** The operationId of the call (undefined only for an error built outside a call). */
+  declare readonly operationId: string | undefined;
+  /** The operation's HTTP method. */
+  declare readonly method: string | undefined;
+  /** The operation's path template, e.g. `/api/v0/computers/{computerId}`. */
+  declare readonly path: string | undefined;
+  /** The URL that answered (the last one, after redirects), without credentials. */
+  declare readonly url: string | undefined;
 
   constructor(
     readonly status: number,
@@ -41,18 +73,17 @@ export class APIError extends OrgAgentError {
     /** Parsed JSON body, or the raw text when the body was not JSON. */
     readonly body: unknown,
     message?: string,
+    request?: RequestContext,
   ) {
     const problem = isRecord(body) ? body : {};
     const title = typeof problem.title === "string" ? problem.title : undefined;
     const detail = typeof problem.detail === "string" ? problem.detail : undefined;
-    const requestId =
-      (typeof problem.requestId === "string" ? problem.requestId : undefined) ??
-      headers.get("x-request-id") ??
-      undefined;
-    super(message ?? APIError.describe(status, title, detail, body, requestId));
+    const requestId = requestIdOf(body, headers);
+    super(located(message ?? APIError.describe(status, title, detail, body, requestId), request));
     this.title = title;
     this.detail = detail;
     this.requestId = requestId;
+    Object.assign(this, request);
   }
 
   private static describe(status: number, title?: string, detail?: string, body?: unknown, requestId?: string) {
@@ -65,9 +96,9 @@ export class APIError extends OrgAgentError {
   }
 
   /** The subclass for a status: BadRequestError for 400, RateLimitError for 429, and so on. */
-  static from(status: number, headers: Headers, body: unknown, message?: string): APIError {
+  static from(status: number, headers: Headers, body: unknown, message?: string, request?: RequestContext): APIError {
     const ErrorClass = STATUS_ERRORS[status] ?? (status >= 500 ? InternalServerError : APIError);
-    return new ErrorClass(status, headers, body, message);
+    return new ErrorClass(status, headers, body, message, request);
   }
 }
 
@@ -121,12 +152,14 @@ export class ResponseTooLargeError extends APIError {
     readonly limit: number,
     /** The size the server announced in Content-Length, when it did. */
     readonly size: number | undefined,
+    request?: RequestContext,
   ) {
     super(
       status,
       headers,
       undefined,
       `${status}: the response body is ${size === undefined ? `over ${bytes(limit)}` : bytes(size)}, more than maxResponseSize (${bytes(limit)}); reading stopped. Raise maxResponseSize for this call if such an answer is expected.`,
+      request,
     );
   }
 }
@@ -146,26 +179,54 @@ export class APIConnectionError extends OrgAgentError {
   override name = "APIConnectionError";
   /** The connection failed before the request could have reached the server (refused, DNS): nothing was applied. */
   readonly notSent: boolean;
-  constructor(message = "Connection error.", options?: { cause?: unknown; notSent?: boolean }) {
-    super(message, options);
+  /** The operationId of the call (undefined only for an error built outside a call). */
+  declare readonly operationId: string | undefined;
+  /** The operation's HTTP method. */
+  declare readonly method: string | undefined;
+  /** The operation's path template, e.g. `/api/v0/computers/{computerId}`. */
+  declare readonly path: string | undefined;
+  /** The URL the request was sent to (the last one, after redirects), without credentials. */
+  declare readonly url: string | undefined;
+  constructor(message = "Connection error", options?: { cause?: unknown; notSent?: boolean; request?: RequestContext | undefined }) {
+    super(located(message, options?.request), options);
     this.notSent = options?.notSent ?? false;
+    Object.assign(this, options?.request);
   }
 }
 
 /** An attempt took longer than `timeout`, or the whole call longer than `deadline`. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = "APIConnectionTimeoutError";
-  constructor(message = "Request timed out.") {
-    super(message);
+  constructor(message = "Request timed out", request?: RequestContext) {
+    super(message, { request });
   }
 }
 
-/** The caller's `signal` aborted the call. */
+/**
+ * The caller's `signal` aborted the call. `cause` is the signal's reason: a `TimeoutError` DOMException when the
+ * signal came from `AbortSignal.timeout()`, an `AbortError` for a plain `controller.abort()`, or whatever reason
+ * was passed to `abort(reason)`.
+ */
 export class APIUserAbortError extends OrgAgentError {
   override name = "APIUserAbortError";
-  constructor(message = "Request was aborted.") {
-    super(message);
+  constructor(message = "Request was aborted", options?: { cause?: unknown }) {
+    super(message, options);
   }
+
+  /** The error for an aborted `signal`, its reason as the cause; says so when the signal timed out. */
+  static of(signal: AbortSignal | undefined): APIUserAbortError {
+    const reason: unknown = signal?.reason;
+    const timedOut = (reason as { name?: unknown } | undefined)?.name === "TimeoutError";
+    return new APIUserAbortError(timedOut ? "Request was aborted: its signal timed out (AbortSignal.timeout)" : "Request was aborted", {
+      cause: reason,
+    });
+  }
+}
+
+/** The request id of a response: the body's `requestId`, else the `x-request-id` header. */
+export function requestIdOf(body: unknown, headers: Headers): string | undefined {
+  const fromBody = isRecord(body) ? body.requestId : undefined;
+  return typeof fromBody === "string" ? fromBody : (headers.get("x-request-id") ?? undefined);
 }
 
 /** Milliseconds to wait from `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. */
@@ -180,6 +241,11 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
+
+/** `text` with the `user:password@` of every URL in it removed: credentials never go into an error. */
+export function withoutUserinfo(text: string): string {
+  return text.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/?#@]*@/gi, "$1");
+}
 
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -66,6 +66,7 @@ export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);
+export const checkItemCount = (field: string, value: unknown) => checkNumber(field, value, itemCount);
 
 /** Checks the options a call was given (`prefix` names them in errors, e.g. `options.`). */
 export function checkRequestOptions(options: RequestOptions & { maxItems?: number | undefined }, prefix: string): void {

@@ -1,6 +1,9 @@
 // Auto-pagination driven by each operation's `x-pagination` rule in the spec.
-// `await page` gives the first page; `for await (const item of page)` every item; `.pages()` every page.
+// `await list` gives the first page; `for await (const item of list)` every item; `.pages()` every page;
+// `.toArray()` the items in an array; `.withResponse()` the first page with its response.
 import { APIUserAbortError, OrgAgentError, isRecord } from "./errors.js";
+import { checkItemCount } from "./options.js";
+import type { APIPromise, WithResponse } from "./response.js";
 
 /** The `x-pagination` extension of a list operation, as emitted into generated/spec-tables.ts. */
 export interface PaginationRule {
@@ -20,9 +23,21 @@ export interface PaginationRule {
 
 /** Options of a paginated call, on top of the usual request options. */
 export interface PageOptions {
-  /** Stop iterating items after this many (pages are not fetched past it). */
+  /** Stop after this many items: iterating items, `.pages()` and `.toArray()` fetch no page past it. */
   maxItems?: number | undefined;
   signal?: AbortSignal | undefined;
+}
+
+/** Options of `.pages()`. */
+export interface PagesOptions {
+  /** Yield `{ data, response, requestId }` for each page instead of the page alone. */
+  withResponse?: boolean | undefined;
+}
+
+/** Options of `.toArray()`. */
+export interface ToArrayOptions {
+  /** Collect at most this many items (and no more than the call's `maxItems`). Default: every item. */
+  limit?: number | undefined;
 }
 
 /** The list ended in a way that would loop or that cannot be continued. */
@@ -30,7 +45,8 @@ export class PaginationError extends OrgAgentError {
   override name = "PaginationError";
 }
 
-type FetchPage<Page> = (query: Record<string, unknown>) => Promise<Page>;
+/** Fetches the page for a query: the first with the call's own query, the next ones with a cursor added. */
+export type FetchPage<Page> = (query: Record<string, unknown>) => APIPromise<Page>;
 
 /**
  * Consecutive pages without items that still say there is more, after which the list is taken to be broken: a
@@ -39,7 +55,7 @@ type FetchPage<Page> = (query: Record<string, unknown>) => Promise<Page>;
 export const MAX_EMPTY_PAGES = 3;
 
 export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable<Item> {
-  #first: Promise<Page> | undefined;
+  #first: APIPromise<Page> | undefined;
 
   constructor(
     private readonly rule: PaginationRule,
@@ -49,8 +65,13 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   ) {}
 
   /** The first page, fetched once however often it is awaited. */
-  private first(): Promise<Page> {
+  private first(): APIPromise<Page> {
     return (this.#first ??= this.fetchPage(this.query));
+  }
+
+  /** The first page with the response it came in and its request id (the same request as `await`). */
+  withResponse(): Promise<WithResponse<Page>> {
+    return this.first().withResponse();
   }
 
   then<A = Page, B = never>(
@@ -68,20 +89,35 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     return this.first().finally(onFinally);
   }
 
-  /** Every page, following the operation's paging rule, starting with the first. */
-  async *pages(): AsyncGenerator<Page, void, undefined> {
+  /**
+   * Every page, following the operation's paging rule, starting with the first, until the list ends or the pages
+   * so far hold `maxItems` items (pages come whole: the last may hold more). With `{ withResponse: true }`, each
+   * page comes as `{ data, response, requestId }`.
+   */
+  pages(options: PagesOptions & { withResponse: true }): AsyncGenerator<WithResponse<Page>, void, undefined>;
+  pages(options?: PagesOptions & { withResponse?: false | undefined }): AsyncGenerator<Page, void, undefined>;
+  pages(options?: PagesOptions): AsyncGenerator<Page | WithResponse<Page>, void, undefined>;
+  async *pages({ withResponse = false }: PagesOptions = {}): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
     const { rule } = this;
+    const max = this.options.maxItems ?? Infinity;
+    if (max <= 0) return;
     let query = this.query;
     const seen = new Set<string>();
     const initial = query[rule.cursorParam];
     if (typeof initial === "string") seen.add(initial);
-    let page = await this.first();
+    let fetched = this.first();
     let empty = 0;
+    let count = 0;
     for (;;) {
-      yield page;
+      const answer = await fetched.withResponse();
+      const page = answer.data;
+      yield withResponse ? answer : page;
+      const items = itemsOf(page, rule).length;
+      count += items;
+      if (count >= max) return;
       const next = this.nextCursor(page, query);
       if (next === undefined) return;
-      empty = itemsOf(page, rule).length ? 0 : empty + 1;
+      empty = items ? 0 : empty + 1;
       if (empty >= MAX_EMPTY_PAGES) {
         throw new PaginationError(`${empty} pages in a row had no items but said there was more; stopping to avoid an endless list.`);
       }
@@ -91,14 +127,13 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
       seen.add(next);
       this.throwIfAborted();
       query = { ...query, [rule.cursorParam]: next };
-      page = await this.fetchPage(query);
+      fetched = this.fetchPage(query);
     }
   }
 
   /** Every item of every page, up to `maxItems`. */
   async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
     const max = this.options.maxItems ?? Infinity;
-    if (max <= 0) return;
     let count = 0;
     for await (const page of this.pages()) {
       for (const item of itemsOf<Item>(page, this.rule)) {
@@ -107,6 +142,15 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
         if (++count >= max) return;
       }
     }
+  }
+
+  /** The items in an array: every item, or the first `limit` (and at most `maxItems`); no page is fetched past them. */
+  async toArray({ limit = Infinity }: ToArrayOptions = {}): Promise<Item[]> {
+    checkItemCount("options.limit", limit);
+    const items: Item[] = [];
+    if (limit <= 0) return items;
+    for await (const item of this) if (items.push(item) >= limit) break;
+    return items;
   }
 
   /** The cursor of the page after `page`, or undefined when `page` is the last. */
@@ -132,7 +176,8 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   }
 
   private throwIfAborted() {
-    if (this.options.signal?.aborted) throw new APIUserAbortError();
+    const { signal } = this.options;
+    if (signal?.aborted) throw APIUserAbortError.of(signal);
   }
 }
 

@@ -15,9 +15,12 @@ import {
   isRecord,
   parseRetryAfter,
   snippet,
+  withoutUserinfo,
+  type RequestContext,
 } from "./errors.js";
 import { redactHeaders, type Log } from "./log.js";
 import { ERROR_BODY_LIMIT, MAX_REDIRECTS, checkRequestOptions, type RequestOptions } from "./options.js";
+import type { ResponseSink } from "./response.js";
 
 export type { RequestOptions } from "./options.js";
 
@@ -35,6 +38,7 @@ export interface RetryPolicy {
 
 /** What an operation looks like to the transport: the generated spec table's entry. */
 export interface OperationSpec {
+  readonly operationId: string;
   readonly method: string;
   readonly path: string;
   readonly host: string;
@@ -86,12 +90,17 @@ interface Call {
   readonly maxResponseSize: number;
 }
 
+/**
+ * Sends one call and resolves to its parsed body; `sink.response` is then the final attempt's Response. Every
+ * APIError and APIConnectionError it rejects with says which operation and URL it came from.
+ */
 export async function send(
   transport: Transport,
   op: OperationSpec,
   params: CallParams,
   body: unknown,
   options: RequestOptions = {},
+  sink?: ResponseSink,
 ): Promise<unknown> {
   checkRequestOptions(options, "options.");
   const policy = transport.policy;
@@ -109,7 +118,8 @@ export async function send(
     // Built once per call: a ValidationError from the path serializer is thrown before anything is sent.
     url: createFinalURL(op.path, {
       baseUrl: transport.baseUrl(op.host),
-      params: { path: params.path, query: params.query },
+      // Undefined means absent to openapi-fetch, as to the SDK.
+      params: params as { path?: Record<string, unknown>; query?: Record<string, unknown> },
       querySerializer,
       pathSerializer: transport.pathSerializer,
     }),
@@ -122,16 +132,16 @@ export async function send(
   const { log } = transport;
 
   for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw new APIUserAbortError();
+    if (signal?.aborted) throw APIUserAbortError.of(signal);
     const remaining = deadlineAt - performance.now();
-    if (remaining <= 0) throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded.`);
+    if (remaining <= 0) throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded`, contextOf(call, call.url));
     const limited = remaining < timeout;
     const started = performance.now();
     const outcome = await attemptOnce(
       call,
       attempt,
       limited ? remaining : timeout,
-      limited ? `Deadline of ${deadline} ms exceeded.` : `Request timed out after ${timeout} ms.`,
+      limited ? `Deadline of ${deadline} ms exceeded` : `Request timed out after ${timeout} ms`,
     );
     if (log.enabled("debug")) {
       log.write("debug", `← ${call.label}`, {
@@ -141,7 +151,10 @@ export async function send(
         ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
       });
     }
-    if (!outcome.error) return outcome.data;
+    if (!outcome.error) {
+      if (sink) sink.response = outcome.response;
+      return outcome.data;
+    }
 
     const error = outcome.error;
     const retryable = isRetryable(outcome, idempotent);
@@ -180,12 +193,14 @@ function isRetryable(outcome: AttemptOutcome, idempotent: boolean): boolean {
 }
 
 interface AttemptOutcome {
-  status?: number;
-  headers?: Headers;
+  status?: number | undefined;
+  headers?: Headers | undefined;
   data?: unknown;
-  error?: Error;
+  /** The Response a success came in, its body read. */
+  response?: Response | undefined;
+  error?: Error | undefined;
   /** The status line arrived but the body was cut off. */
-  bodyIncomplete?: boolean;
+  bodyIncomplete?: boolean | undefined;
 }
 
 // openapi-fetch's own query serializer with its defaults (form, explode), the one its client uses.
@@ -220,11 +235,14 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     why ??= "timeout";
     release();
   }, Math.min(timeout, MAX_TIMER));
+  // The URL of the request in flight (a redirect's target once it is followed): where an error says it went.
+  let at = call.url;
+  const where = () => contextOf(call, at);
   const interrupted = (): AttemptOutcome | undefined =>
     why === "abort" || signal?.aborted
-      ? { error: new APIUserAbortError() }
+      ? { error: APIUserAbortError.of(signal) }
       : why === "timeout"
-        ? { error: new APIConnectionTimeoutError(timeoutMessage) }
+        ? { error: new APIConnectionTimeoutError(timeoutMessage, where()) }
         : undefined;
   /** `pending`, unless the attempt ends first; a late result is handed to `abandon`. */
   const wait = <T>(pending: Promise<T>, abandon: (late: T) => void = ignore): Promise<T> =>
@@ -259,13 +277,17 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     let response: Response;
     for (;;) {
       const { url, method, body, headers } = hop;
+      at = url;
       // URL and init, not a Request: fetch builds the only Request.
-      const init: RequestInit = { method, headers: body === undefined ? headers : withJsonType(headers), body, signal: controller.signal };
+      const init: RequestInit =
+        body === undefined
+          ? { method, headers, signal: controller.signal }
+          : { method, headers: withJsonType(headers), body, signal: controller.signal };
       if (FOLLOW_REDIRECTS) init.redirect = "manual";
       response = await wait(fetchImpl(url, init), cancelBody);
       complete = false;
       if (!FOLLOW_REDIRECTS || !REDIRECTS.has(response.status) || !response.headers.has("location")) break;
-      hop = redirectOf(response, hop, (visited ??= [call.url]));
+      hop = redirectOf(response, hop, (visited ??= [call.url]), where());
       // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
       if ((await read(response, ERROR_BODY_LIMIT)).more) reader?.cancel().catch(ignore);
     }
@@ -289,7 +311,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
       } catch {
         // not JSON: keep the text
       }
-      return { status, headers: answered, error: APIError.from(status, answered, detail) };
+      return { status, headers: answered, error: APIError.from(status, answered, detail, undefined, where()) };
     }
     const { maxResponseSize } = call;
     const announced = Number(response.headers.get("content-length"));
@@ -310,6 +332,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
             answered,
             partial,
             `${status}: the response body was cut off after ${partial.length} characters${partial ? `: ${snippet(partial)}` : ""}`,
+            where(),
           ),
         }
       );
@@ -318,17 +341,17 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     const stopped = interrupted();
     if (stopped) return stopped;
     if (!whole || whole.more) {
-      const error = new ResponseTooLargeError(status, answered, maxResponseSize, whole ? undefined : announced);
+      const error = new ResponseTooLargeError(status, answered, maxResponseSize, whole ? undefined : announced, where());
       return { status, headers: answered, error };
     }
-    return parseBody(call.op, response, whole.text, (raw) => transport.scrub(raw, sent));
+    return parseBody(call.op, response, whole.text, (raw) => transport.scrub(raw, sent), where);
   } catch (cause) {
     const stopped = interrupted();
     if (stopped) return stopped;
     // Our own errors (a bad key, a refused redirect, or one thrown by a fetch wrapper built on the SDK) are not
     // connection failures.
     if (cause instanceof OrgAgentError) return { status, headers: answered, error: cause };
-    return { error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause) }) };
+    return { error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause), request: where() }) };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", onAbort);
@@ -351,16 +374,18 @@ interface Hop {
  * loop (`visited` lists the URLs so far, the call's own first). A browser follows redirects itself, and there the Fetch standard already drops the credential on a
  * cross-origin redirect (and CORS applies).
  */
-function redirectOf(response: Response, from: Hop, visited: string[]): Hop {
+function redirectOf(response: Response, from: Hop, visited: string[], request: RequestContext): Hop {
   const location = response.headers.get("location")!;
-  const refuse = (why: string) => new RedirectError(response.status, response.headers, undefined, `${response.status}: ${why}`);
+  const refuse = (why: string) => new RedirectError(response.status, response.headers, undefined, `${response.status}: ${why}`, request);
   let next: URL;
   try {
     next = new URL(location, from.url);
   } catch {
-    throw refuse(`redirect to an invalid Location ${JSON.stringify(snippet(location))}`);
+    throw refuse(`redirect to an invalid Location ${JSON.stringify(snippet(withoutUserinfo(location)))}`);
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") throw refuse(`redirect to a ${next.protocol} URL, not http(s)`);
+  // fetch refuses a URL with credentials in it, and its error would quote them.
+  if (next.username || next.password) throw refuse(`redirect to a URL with a user name or password in it (${withoutUserinfo(next.href)})`);
   if (visited.includes(next.href)) throw refuse(`redirect loop: ${[...visited, next.href].join(" → ")}`);
   if (visited.length > MAX_REDIRECTS) throw refuse(`more than ${MAX_REDIRECTS} redirects, from ${visited[0]}`);
   visited.push(next.href);
@@ -408,12 +433,18 @@ const JSON_TYPES: Record<string, (value: unknown) => boolean> = {
 };
 
 /** Parses a success body; anything but JSON with the spec's required top-level fields is an APIError. */
-function parseBody(op: OperationSpec, response: Response, text: string, scrub: (text: string) => string): AttemptOutcome {
+function parseBody(
+  op: OperationSpec,
+  response: Response,
+  text: string,
+  scrub: (text: string) => string,
+  where: () => RequestContext,
+): AttemptOutcome {
   const { status, headers } = response;
   const malformed = (why: string): AttemptOutcome => {
     const shown = scrub(text);
     const message = `${status}: ${why}${shown ? `: ${snippet(shown)}` : ""}`;
-    return { status, headers, error: new APIError(status, headers, shown, message) };
+    return { status, headers, error: new APIError(status, headers, shown, message, where()) };
   };
   if (!text.trim()) return malformed("the response body is empty, expected JSON");
   const type = headers.get("content-type");
@@ -434,7 +465,7 @@ function parseBody(op: OperationSpec, response: Response, text: string, scrub: (
       if (!(JSON_TYPES[kind]?.(data[name]) ?? true)) return malformed(`expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`);
     }
   }
-  return { status, headers, data };
+  return { status, headers, data, response };
 }
 
 class IncompleteBody extends Error {
@@ -497,8 +528,14 @@ function connectionMessage(error: unknown): string {
   for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
     if (e.code || e.message) parts.push(e.code ? `${e.message ?? ""} (${e.code})`.trim() : e.message);
   }
-  return `Connection error: ${parts.join(": ") || "fetch failed"}`;
+  return withoutUserinfo(`Connection error: ${parts.join(": ") || "fetch failed"}`);
 }
+
+/** Where a call's request went, for its error: the operation, and `url` without any user name or password. */
+function contextOf(call: Call, url: string): RequestContext {
+  return { operationId: call.op.operationId, method: call.method, path: call.op.path, url: withoutUserinfo(url) };
+}
+
 
 // setTimeout fires at once for longer delays (with a warning), so `timeout: Infinity` must be clamped.
 const MAX_TIMER = 2 ** 31 - 1;
@@ -511,10 +548,10 @@ export function backoffDelay(attempt: number, backoff: { initial: number; max: n
 /** A wait that ends early, with APIUserAbortError, when `signal` aborts; leaves no timer or listener behind. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError());
+    if (signal?.aborted) return reject(APIUserAbortError.of(signal));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new APIUserAbortError());
+      reject(APIUserAbortError.of(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

@@ -116,7 +116,7 @@ export async function buildAnalyticsReport(
 }
 
 function reportError(error: unknown, signal: AbortSignal | undefined): unknown {
-  if (signal?.aborted && !(error instanceof APIUserAbortError)) return new APIUserAbortError();
+  if (signal?.aborted && !(error instanceof APIUserAbortError)) return APIUserAbortError.of(signal);
   if (error instanceof PermissionDeniedError) {
     const denied = new PermissionDeniedError(
       error.status,

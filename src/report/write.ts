@@ -48,7 +48,7 @@ export async function writeAnalyticsReport(client: OrgAgent, range: ReportRange,
   const report = await buildAnalyticsReport(client, range, options);
   const html = renderReportHtml(report, options);
   const path = resolve(options.out ?? reportFileName(range));
-  if (options.signal?.aborted) throw new APIUserAbortError();
+  if (options.signal?.aborted) throw APIUserAbortError.of(options.signal);
   try {
     await writeFileAtomic(path, html);
   } catch (cause) {

@@ -208,7 +208,8 @@ describe.concurrent("report", () => {
     ]);
     expect([code, replacing.code, stdout]).toEqual([1, 1, ""]);
     const [cause, hint, ...rest] = stderr.split("\n");
-    expect(cause).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member.* \(request req_\w+\)$/);
+    // The API's words, then which request they answered.
+    expect(cause).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member.* \(request req_\w+\) \[getAnalytics\w+: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analytics\/\w+\?\S+\]$/);
     expect(hint).toBe("The key in ORGAGENT_API_KEY may not do this: analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
     expect(rest).toEqual([""]);
     expect(readdirSync(cwd)).toEqual(["old.html"]);

@@ -220,7 +220,9 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
       orgagent(["analytics", "tokens", "--days", "2", "--api-key", "wrong-key-123"]),
     ]);
     expect([variable.code, flag.code]).toEqual([1, 1]);
-    expect(twoLines(variable).cause).toMatch(/^orgagent: the API answered 401 Unauthorized: .+ \(request req_\w+\)$/);
+    expect(twoLines(variable).cause).toMatch(
+      /^orgagent: the API answered 401 Unauthorized: .+ \(request req_\w+\) \[getAnalyticsTokens: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analytics\/tokens\?startDate=[\d-]+&endDate=[\d-]+\]$/,
+    );
     expect(twoLines(variable).hint).toBe("Check the key in ORGAGENT_API_KEY; analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
     expect(twoLines(flag).hint).toMatch(/^Check the key in --api-key;/);
   });

@@ -37,7 +37,7 @@ describe("the generated types fit what the mock serves", () => {
     const { data } = await client.GET("/api/v1/analytics/users", {
       params: { query: { startDate: "2026-03-02", endDate: "2026-03-03", limit: 2 } },
     });
-    const meta: { has_more: boolean; next_cursor?: string | null } | undefined = data?.meta;
+    const meta: { has_more: boolean; next_cursor?: string | null | undefined } | undefined = data?.meta;
     expect(meta?.has_more).toBe(true);
     const computer = await client.GET("/api/v0/computers/name/{name}", { params: { path: { name: "build-box-eu-1" } } });
     expect(computer.data).toEqual(specOperation("getComputerByName").successExample);

@@ -1,8 +1,9 @@
 // A caller's AbortSignal stops a call at once wherever it is (before sending, mid-request, during a backoff wait,
-// while a rotating key is fetched), and nothing of a call outlives it: 10,000 calls sharing one signal leave no
+// while a rotating key is fetched), with the signal's reason as the error's cause (so an AbortSignal.timeout reads
+// differently from a manual abort), and nothing of a call outlives it: 10,000 calls sharing one signal leave no
 // listener and no timer, and print no MaxListenersExceededWarning.
 import { getEventListeners } from "node:events";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { APIUserAbortError } from "../../src/index.js";
 import { captureLogger, leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted, serve } from "./support.js";
@@ -63,6 +64,67 @@ it("aborts a page promise through its options (the last argument)", async () => 
   setTimeout(() => controller.abort(), 30);
   const page = clientOf(server).enterpriseControls.history({}, { signal: controller.signal });
   expect(await rejection(Promise.resolve(page))).toBeInstanceOf(APIUserAbortError);
+});
+
+describe("the abort's cause is the signal's reason: a timeout tells itself from a manual abort", () => {
+  it("AbortSignal.timeout while the request is in flight: cause is a TimeoutError, and the message says so", async () => {
+    const server = await serve(() => ({ kind: "stall" }));
+    const error = await rejection(clientOf(server).computers.get("cmp_1", { signal: AbortSignal.timeout(50) }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause).toBeInstanceOf(DOMException);
+    expect(error.cause.name).toBe("TimeoutError");
+    expect(error.message).toBe("Request was aborted: its signal timed out (AbortSignal.timeout)");
+  });
+
+  it("controller.abort(): cause is an AbortError, and the message does not speak of a timeout", async () => {
+    const controller = new AbortController();
+    const server = await serve(() => (setTimeout(() => controller.abort(), 10), { kind: "stall" }));
+    const error = await rejection(clientOf(server).computers.get("cmp_1", { signal: controller.signal }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause.name).toBe("AbortError");
+    expect(error.message).toBe("Request was aborted");
+  });
+
+  it("abort(reason): cause is that reason, before sending as in flight", async () => {
+    const reason = new Error("shutting down");
+    const server = await serve(() => ({ kind: "stall" }));
+    const before = await rejection(clientOf(server).computers.get("cmp_1", { signal: AbortSignal.abort(reason) }));
+    expect(before.cause).toBe(reason);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(reason), 20);
+    const during = await rejection(clientOf(server).computers.get("cmp_1", { signal: controller.signal }));
+    expect(during.cause).toBe(reason);
+  });
+
+  it("a timeout signal that fires during a backoff wait, or between pages", async () => {
+    const failing = await scripted({ kind: "status", status: 503 });
+    const client = clientOf(failing, { backoff: { initial: 10_000, max: 10_000 } });
+    const waiting = await rejection(client.computers.get("cmp_1", { signal: AbortSignal.timeout(50) }));
+    expect(waiting.cause.name).toBe("TimeoutError");
+    expect(failing.requests).toHaveLength(1);
+
+    const pages = await scripted();
+    const signal = AbortSignal.timeout(50);
+    const iterate = async () => {
+      // The example history page says there is more: iteration goes on until the signal fires.
+      for await (const change of clientOf(pages).enterpriseControls.history({}, { signal })) {
+        void change;
+        await new Promise((tick) => setTimeout(tick, 20));
+      }
+    };
+    const between = await rejection(iterate());
+    expect(between).toBeInstanceOf(APIUserAbortError);
+    expect(between.cause.name).toBe("TimeoutError");
+  });
+
+  it("a timeout signal that fires while a waiter pauses between polls", async () => {
+    // The spec's first getSession example is a running session: the wait goes on.
+    const server = await scripted();
+    const error = await rejection(clientOf(server).sessions.waitUntilIdle("sess_1", { interval: 10_000, signal: AbortSignal.timeout(50) }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause.name).toBe("TimeoutError");
+    expect(server.requests).toHaveLength(1);
+  });
 });
 
 it("10,000 sequential calls sharing one signal: no listener, timer or warning left behind", async () => {

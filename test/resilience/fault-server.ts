@@ -12,7 +12,7 @@ export type Fault =
   /** Applies a write and answers the spec's success example. */
   | { kind: "ok" }
   /** Answers this status without acting (the spec's example body for it, if any). */
-  | { kind: "status"; status: number; headers?: Record<string, string> }
+  | { kind: "status"; status: number; headers?: Record<string, string> | undefined }
   /** Resets the connection (TCP RST) after the headers arrived, before reading the body or acting. */
   | { kind: "reset-before-read" }
   /** Reads the body, applies the write, then resets the connection: the client cannot know it was applied. */

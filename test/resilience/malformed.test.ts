@@ -76,7 +76,7 @@ describe("error statuses with bodies that are not problem JSON", () => {
     const server = await scripted({ kind: "raw", status: 401, headers: { "content-type": "text/plain" }, body: "token expired" });
     const error = await rejection(calls[PLAIN](clientOf(server), {}));
     expect(error).toBeInstanceOf(AuthenticationError);
-    expect(error.message).toBe("401: token expired");
+    expect(error.message).toBe(`401: token expired [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
   });
 
   it("an error status with an empty body still has its class and status", async () => {

@@ -92,7 +92,7 @@ describe("an apiKey function that is slow or never settles", () => {
     const started = performance.now();
     const error = await rejection(clientOf(server, { apiKey: never, deadline: 300 }).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
-    expect(error.message).toBe("Deadline of 300 ms exceeded.");
+    expect(error.message).toBe(`Deadline of 300 ms exceeded [getComputer: GET ${server.url}/api/v0/computers/cmp_1]`);
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(server.requests).toHaveLength(0);
   });

@@ -62,7 +62,20 @@ export const expectedSummary = {
   messageRole: first("getSessionMessage").role,
   computerName: first("getComputerByName").name,
   rawComputerId: first("getComputer").id,
-  notFound: { errorClass: "NotFoundError", status: 404, hasTitle: true },
+  notFound: {
+    errorClass: "NotFoundError",
+    status: 404,
+    hasTitle: true,
+    operationId: "getComputer",
+    method: "GET",
+    path: "/api/v0/computers/{computerId}",
+    urlPath: "/api/v0/computers/cmp_missing",
+    messageEndsWithUrl: true,
+  },
+  // Prism sends no x-request-id on success.
+  withResponse: { status: 200, sameData: true, requestId: null, pageStatuses: [200, 200] },
+  firstUsers: [...usersMiddle.data, ...usersLast.value.data].slice(0, 3).map((row: Json) => row.user_id),
+  abortedByTimeout: { errorClass: "APIUserAbortError", causeName: "TimeoutError", saysTimedOut: true },
   validation: { errorClass: "ValidationError", requestsSent: 0 },
   timeouts: [
     { errorClass: "APIConnectionTimeoutError", withinMs: true },

@@ -1,5 +1,6 @@
 // Error mapping: every documented error status of every operation, chosen from the Prism mock with `Prefer: code=…`,
-// becomes the APIError subclass of its status carrying the problem body's title, detail and requestId. A body that
+// becomes the APIError subclass of its status carrying the problem body's title, detail and requestId, and the
+// operation, method, path template and URL it came from. A body that
 // is not JSON (a proxy's HTML page) still becomes an APIError with a snippet of the text.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
@@ -14,6 +15,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from "../../src/index.js";
+import { resourceClientOf } from "../../src/client.js";
 import { methods } from "./support/calls.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { analyticsRange, operationObject, responseExample } from "../support/spec.js";
@@ -58,7 +60,7 @@ const errorCalls: Record<OperationId, (c: OrgAgent, o: Options) => Promise<unkno
   listReadinessReports: async (c, o) => await c.readiness.list({}, o),
   listEnterpriseControlsHistory: async (c, o) => await c.enterpriseControls.history({}, o),
   // A failed chunk is reported in `errors`, not thrown (see usage-limits.test.ts); call the operation directly.
-  setUserLimits: (c, o) => c.call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 1 }] }, o),
+  setUserLimits: (c, o) => resourceClientOf(c).call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 1 }] }, o),
   createSession: (c, o) => c.sessions.create({ computerId: "cmp_1" }, o),
   getSession: (c, o) => c.sessions.get("sess_1", {}, o),
   sendSessionMessage: (c, o) => c.sessions.sendMessage("sess_1", { text: "hi" }, o),
@@ -97,6 +99,11 @@ describe("documented error responses from the Prism mock", () => {
     expect(apiError.body).toEqual(example);
     expect(apiError.headers.get("content-type")).toMatch(/json/);
     expect(apiError.message).toContain(example.detail);
+    // Which request it answered: the operation, its method and path template, and the URL sent (on Prism).
+    const { method, path } = operations[operationId];
+    expect([apiError.operationId, apiError.method, apiError.path]).toEqual([operationId, method, path]);
+    expect(apiError.url!.startsWith(`${inject("prismUrl")}${path.replace(/\{.*$/, "")}`)).toBe(true);
+    expect(apiError.message.endsWith(` [${operationId}: ${method} ${apiError.url}]`)).toBe(true);
   });
 });
 

@@ -1,9 +1,9 @@
 // Auto-pagination of the three list operations against an in-process API with real multi-page data
-// (support/paged-api.ts), each with its own paging rule. Items are compared by identity and order with what the
-// server holds; requests are counted to prove what was (not) fetched.
+// (support/paged-api.ts), each with its own paging rule: items, pages, toArray and maxItems. Items are compared by
+// identity and order with what the server holds; requests are counted to prove what was (not) fetched.
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { APIUserAbortError, OrgAgent, PaginationError } from "../../src/index.js";
+import { APIUserAbortError, OrgAgent, PaginationError, ValidationError } from "../../src/index.js";
 import { MAX_EMPTY_PAGES } from "../../src/core/pagination.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { KINDS, idOf, list, makeItems, pagedApi, type Kind, type PagedApi, type PagedApiOptions } from "./support/paged-api.js";
@@ -80,6 +80,72 @@ describe.each(KINDS)("%s", (kind) => {
     api.requests[kind].length = 0;
     expect(await collect(list(client, kind, 3, { maxItems: 0 }))).toEqual([]);
     expect(api.requests[kind]).toHaveLength(0);
+  });
+
+  it("`.pages()` honours maxItems: no page is fetched once the pages so far hold that many items", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 20));
+    const sizes = (pages: any[]) => pages.map((page) => (page.data ?? page.changes ?? page.reports).length);
+    // 3 + 3 < 7 ≤ 3 + 3 + 3: three pages, the last one whole.
+    expect(sizes(await collect(list(client, kind, 3, { maxItems: 7 }).pages()))).toEqual([3, 3, 3]);
+    expect(api.requests[kind]).toHaveLength(3);
+
+    api.requests[kind].length = 0;
+    expect(sizes(await collect(list(client, kind, 3, { maxItems: 6 }).pages()))).toEqual([3, 3]);
+    expect(api.requests[kind]).toHaveLength(2);
+
+    api.requests[kind].length = 0;
+    expect(await collect(list(client, kind, 3, { maxItems: 0 }).pages())).toEqual([]);
+    expect(api.requests[kind]).toHaveLength(0);
+  });
+
+  it("toArray() collects every item, in order", async () => {
+    const items = makeItems(kind, 10);
+    const { api, client } = await serve(kind, items);
+    expect(ids(await list(client, kind, 3).toArray())).toEqual(ids(items));
+    expect(api.requests[kind]).toHaveLength(4);
+  });
+
+  it("toArray({ limit }) stops at limit items without fetching further pages; maxItems bounds it too", async () => {
+    const items = makeItems(kind, 20);
+    const { api, client } = await serve(kind, items);
+    expect(ids(await list(client, kind, 3).toArray({ limit: 4 }))).toEqual(ids(items).slice(0, 4));
+    expect(api.requests[kind]).toHaveLength(2);
+
+    api.requests[kind].length = 0;
+    expect(ids(await list(client, kind, 3).toArray({ limit: 3 }))).toEqual(ids(items).slice(0, 3));
+    expect(api.requests[kind]).toHaveLength(1);
+
+    api.requests[kind].length = 0;
+    expect(ids(await list(client, kind, 3, { maxItems: 2 }).toArray({ limit: 5 }))).toEqual(ids(items).slice(0, 2));
+    expect(await list(client, kind, 3).toArray({ limit: 0 })).toEqual([]);
+    expect(api.requests[kind]).toHaveLength(1);
+  });
+
+  it("toArray() with a bad limit is a ValidationError before any request", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 5));
+    for (const limit of [-1, 1.5, Number.NaN, "3"]) {
+      const error = await list(client, kind, 3).toArray({ limit: limit as number }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({ field: "options.limit" });
+    }
+    expect(api.requests[kind]).toHaveLength(0);
+  });
+
+  it("`.pages({ withResponse: true })` gives each page with its own response", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 7));
+    const pages = await collect(list(client, kind, 3).pages({ withResponse: true }));
+    expect(pages.map((page) => page.data)).toEqual(api.sent[kind]);
+    expect(pages.map((page) => page.response.status)).toEqual(pages.map(() => 200));
+    // Each response is the one its page came in: its URL carries the cursor that page was asked with.
+    const cursorParam = kind === "readiness" ? "startAfter" : "cursor";
+    expect(pages.map((page) => new URL(page.response.url).searchParams.get(cursorParam))).toEqual(
+      api.requests[kind].map((request) => request.query.get(cursorParam)),
+    );
+    // `await` and `withResponse()` share the first request.
+    const promise = list(client, kind, 3);
+    const [first, withResponse] = await Promise.all([promise, promise.withResponse()]);
+    expect(withResponse.data).toBe(first);
+    expect(api.requests[kind]).toHaveLength(3 + 1);
   });
 
   it("abort between items throws APIUserAbortError and fetches nothing more", async () => {

@@ -1,5 +1,6 @@
-// Type tests (vitest typecheck): what each method returns, the grouped row shapes, paginated item types, hook
-// narrowing, and calls that must not compile. Nothing here runs; `tsc` is the judge.
+// Type tests (vitest typecheck): what each method returns, the grouped row shapes, paginated item types, response
+// metadata, error fields, hook narrowing, and calls that must not compile. Nothing here runs; `tsc` is the judge.
+// The repo's tsconfig has exactOptionalPropertyTypes on, so every line here also holds for users who turn it on.
 import { describe, expectTypeOf, it } from "vitest";
 import type {
   ActivityGroupedRow,
@@ -30,17 +31,27 @@ import type {
   UserRow,
 } from "../../src/index.js";
 import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
   ComputerProvisioningError,
+  NotFoundError,
   OrgAgent,
   OrgAgentError,
   PagePromise,
+  RedirectError,
+  ResponseTooLargeError,
   WaitTimeoutError,
   dateRange,
   isKnownHookInput,
   parseHookInput,
+  type APIPromise,
   type DateRange,
   type ProvisioningStep,
+  type RequestContext,
   type WaitOptions,
+  type WithResponse,
 } from "../../src/index.js";
 
 declare const client: OrgAgent;
@@ -80,7 +91,7 @@ describe("analytics", () => {
   });
 
   it("productivity resolves to its response", () => {
-    expectTypeOf(client.analytics.productivity(dates)).toEqualTypeOf<Promise<AnalyticsProductivityResponse>>();
+    expectTypeOf(client.analytics.productivity(dates)).toEqualTypeOf<APIPromise<AnalyticsProductivityResponse>>();
   });
 });
 
@@ -114,18 +125,90 @@ describe("the other methods", () => {
     expectTypeOf(client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }])).toEqualTypeOf<
       Promise<UsageLimitsUpdateResponse>
     >();
-    expectTypeOf(client.sessions.create({ computerId: "cmp_1" })).toEqualTypeOf<Promise<Session>>();
-    expectTypeOf(client.sessions.get("sess_1")).toEqualTypeOf<Promise<Session>>();
-    expectTypeOf(client.sessions.sendMessage("sess_1", { text: "hi" })).toEqualTypeOf<Promise<SendMessageResponse>>();
-    expectTypeOf(client.sessions.getMessage("sess_1", "msg_1")).toEqualTypeOf<Promise<Message>>();
-    expectTypeOf(client.computers.get("cmp_1")).toEqualTypeOf<Promise<Computer>>();
-    expectTypeOf(client.computers.getByName("build-box-eu-1")).toEqualTypeOf<Promise<Computer>>();
-    expectTypeOf(client.computers.retryInstallDeps("cmp_1")).toEqualTypeOf<Promise<Computer>>();
+    expectTypeOf(client.sessions.create({ computerId: "cmp_1" })).toEqualTypeOf<APIPromise<Session>>();
+    expectTypeOf(client.sessions.get("sess_1")).toEqualTypeOf<APIPromise<Session>>();
+    expectTypeOf(client.sessions.sendMessage("sess_1", { text: "hi" })).toEqualTypeOf<APIPromise<SendMessageResponse>>();
+    expectTypeOf(client.sessions.getMessage("sess_1", "msg_1")).toEqualTypeOf<APIPromise<Message>>();
+    expectTypeOf(client.computers.get("cmp_1")).toEqualTypeOf<APIPromise<Computer>>();
+    expectTypeOf(client.computers.getByName("build-box-eu-1")).toEqualTypeOf<APIPromise<Computer>>();
+    expectTypeOf(client.computers.retryInstallDeps("cmp_1")).toEqualTypeOf<APIPromise<Computer>>();
+  });
+
+  it("an optional field or parameter also takes undefined (exactOptionalPropertyTypes)", () => {
+    const limit: number | undefined = Math.random() > 0.5 ? 50 : undefined;
+    const cwd: string | undefined = undefined;
+    expectTypeOf(client.analytics.users({ ...dates, limit, cursor: undefined })).toEqualTypeOf<PagePromise<AnalyticsUsersResponse, UserRow>>();
+    expectTypeOf(client.sessions.create({ computerId: "cmp_1", cwd })).toEqualTypeOf<APIPromise<Session>>();
+    expectTypeOf(client.computers.get("cmp_1", { timeout: undefined, signal: undefined })).toEqualTypeOf<APIPromise<Computer>>();
   });
 
   it("client.raw is typed by the spec's paths", async () => {
     const { data } = await client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "c" } } });
     expectTypeOf(data).toEqualTypeOf<Computer | undefined>();
+  });
+});
+
+describe("response metadata", () => {
+  it("a method's promise is a Promise of the data, with withResponse() for the response and request id", async () => {
+    const promise = client.computers.get("cmp_1");
+    const plain: Promise<Computer> = promise;
+    expectTypeOf(await plain).toEqualTypeOf<Computer>();
+    const answer = await promise.withResponse();
+    expectTypeOf(answer).toEqualTypeOf<WithResponse<Computer>>();
+    expectTypeOf(answer.data).toEqualTypeOf<Computer>();
+    expectTypeOf(answer.response).toEqualTypeOf<Response>();
+    expectTypeOf(answer.requestId).toEqualTypeOf<string | undefined>();
+    const grouped = await client.analytics.tokens({ ...dates, group_by: "model" }).withResponse();
+    expectTypeOf(grouped.data.data).toEqualTypeOf<CreditsGroupedRow[]>();
+  });
+
+  it("a paginated call: withResponse() for the first page, pages({ withResponse: true }) for every page", async () => {
+    const list = client.analytics.users(dates);
+    expectTypeOf(await list.withResponse()).toEqualTypeOf<WithResponse<AnalyticsUsersResponse>>();
+    for await (const page of list.pages({ withResponse: true })) {
+      expectTypeOf(page).toEqualTypeOf<WithResponse<AnalyticsUsersResponse>>();
+      expectTypeOf(page.response.status).toEqualTypeOf<number>();
+    }
+    for await (const page of list.pages({ withResponse: false })) expectTypeOf(page).toEqualTypeOf<AnalyticsUsersResponse>();
+  });
+
+  it("helpers that make many requests resolve to plain promises", () => {
+    expectTypeOf(client.sessions.waitUntilIdle("sess_1")).toEqualTypeOf<Promise<Session>>();
+    expectTypeOf(client.computers.waitUntilActive("cmp_1")).toEqualTypeOf<Promise<Computer>>();
+    expectTypeOf(client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }])).not.toHaveProperty("withResponse");
+  });
+});
+
+describe("collecting pages", () => {
+  it("toArray resolves to the items; limit is optional", async () => {
+    expectTypeOf(await client.analytics.users(dates).toArray()).toEqualTypeOf<UserRow[]>();
+    expectTypeOf(await client.readiness.list({}, { maxItems: 50 }).toArray({ limit: 10 })).toEqualTypeOf<ReadinessReport[]>();
+    expectTypeOf(await client.enterpriseControls.history().toArray({ limit: undefined })).toEqualTypeOf<EnterpriseControlChange[]>();
+  });
+});
+
+describe("errors carry where the request went", () => {
+  it("APIError and APIConnectionError (and their subclasses) have operationId, method, path and url", () => {
+    type Located = {
+      readonly operationId: string | undefined;
+      readonly method: string | undefined;
+      readonly path: string | undefined;
+      readonly url: string | undefined;
+    };
+    expectTypeOf<Pick<APIError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<Pick<NotFoundError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<Pick<RedirectError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<Pick<ResponseTooLargeError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<Pick<APIConnectionError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<Pick<APIConnectionTimeoutError, keyof RequestContext>>().toEqualTypeOf<Located>();
+    expectTypeOf<APIUserAbortError["cause"]>().toEqualTypeOf<unknown>();
+  });
+});
+
+describe("the public client", () => {
+  it("has no internal call or paginate", () => {
+    expectTypeOf<OrgAgent>().not.toHaveProperty("call");
+    expectTypeOf<OrgAgent>().not.toHaveProperty("paginate");
   });
 });
 
@@ -213,6 +296,32 @@ describe("calls that must not compile", () => {
     void dateRange.lastDays("7");
   });
 
+
+  it("rejects wrong uses of withResponse, toArray and pages, and the internal methods", async () => {
+    // @ts-expect-error withResponse() is a promise: await it before reading data
+    void client.computers.get("cmp_1").withResponse().data;
+    // @ts-expect-error waiting makes many requests: no single response to show
+    void client.sessions.waitUntilIdle("sess_1").withResponse();
+    // @ts-expect-error setUserLimits sends several chunks: no single response to show
+    void client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }]).withResponse();
+    // @ts-expect-error toArray's limit is a number
+    void client.analytics.users(dates).toArray({ limit: "10" });
+    // @ts-expect-error toArray takes { limit }, not a bare number
+    void client.analytics.users(dates).toArray(10);
+    // @ts-expect-error unknown toArray option
+    void client.analytics.users(dates).toArray({ max: 10 });
+    // @ts-expect-error pages' withResponse is a boolean
+    void client.analytics.users(dates).pages({ withResponse: "yes" });
+    // @ts-expect-error a page without withResponse has no response
+    for await (const page of client.analytics.users(dates).pages()) void page.response;
+    // @ts-expect-error the internal call is not on the public client
+    void client.call("getComputer", { path: { computerId: "cmp_1" } });
+    // @ts-expect-error the internal paginate is not on the public client
+    void client.paginate("listAnalyticsUsers", dates);
+    // @ts-expect-error the error's operationId is a string, not a number
+    const id: number | undefined = new APIError(404, new Headers(), {}).operationId;
+    void id;
+  });
 
   it("rejects wrong parameters", () => {
     // @ts-expect-error unknown group_by value

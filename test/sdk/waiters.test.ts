@@ -41,7 +41,7 @@ const computerId = (name: string) => emulator.org.computers.find((c) => c.name =
 /** Moves the emulator's clock on by `ms` at every poll: the work advances as fast as the test polls. */
 const advancing = (ms: number, seen: string[] = []) => ({
   interval: 1,
-  onPoll: (snapshot: { status?: string }) => {
+  onPoll: (snapshot: { status?: string | undefined }) => {
     seen.push(snapshot.status ?? "?");
     offset += ms;
   },

@@ -10,17 +10,21 @@
 import {
   APIConnectionTimeoutError,
   APIError,
+  APIUserAbortError,
   NotFoundError,
   OrgAgent,
   OrgAgentError,
   ValidationError,
   dateRange,
+  type APIPromise,
   type ClientOptions,
+  type Computer,
   type DateRange,
   type CreditsGroupedRow,
   type ReadinessReport,
   type Session,
   type UserRow,
+  type WithResponse,
 } from "orgagent";
 
 export interface SmokeConfig {
@@ -57,7 +61,23 @@ export interface SmokeSummary {
   messageRole: string;
   computerName: string;
   rawComputerId: string;
-  notFound: { errorClass: string; status: number; hasTitle: boolean };
+  /** What an API error says about where it came from (the URL's host is the runner's, so only its path). */
+  notFound: {
+    errorClass: string;
+    status: number;
+    hasTitle: boolean;
+    operationId: string | undefined;
+    method: string | undefined;
+    path: string | undefined;
+    urlPath: string;
+    messageEndsWithUrl: boolean;
+  };
+  /** A call's data with its response: the status, and whether the data is what `await` gives. */
+  withResponse: { status: number; sameData: boolean; requestId: string | null; pageStatuses: number[] };
+  /** The first user ids by toArray({ limit }), across the page boundary. */
+  firstUsers: string[];
+  /** An AbortSignal.timeout() abort: the error class and its cause's name. */
+  abortedByTimeout: { errorClass: string; causeName: string; saysTimedOut: boolean };
   validation: { errorClass: string; requestsSent: number };
   /** A fetch that never answers, and one whose body never ends: each call ends on time all the same. */
   timeouts: { errorClass: string; withinMs: boolean }[];
@@ -123,6 +143,23 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   const message = await client.sessions.getMessage(session.sessionId, sent.messageId);
   const computer = await client.computers.getByName("build-box-eu-1");
 
+  // Response metadata: the same data as `await`, with the response it came in; each page's response too.
+  const pending: APIPromise<Computer> = client.computers.get(computer.id);
+  const described: WithResponse<Computer> = await pending.withResponse();
+  const pageStatuses: number[] = [];
+  for await (const page of client.analytics.users({ ...range, limit: 2 }).pages({ withResponse: true })) {
+    pageStatuses.push(page.response.status);
+  }
+  const withResponse = {
+    status: described.response.status,
+    sameData: (await pending) === described.data,
+    requestId: described.requestId ?? null,
+    pageStatuses,
+  };
+
+  // Collecting: the first 3 rows, across the first page's end.
+  const firstUsers: UserRow[] = await client.analytics.users({ ...range, limit: 2 }).toArray({ limit: 3 });
+
   // Waiting on a session (Prism's idle example settles it at once), and a date range that ends yesterday (UTC).
   const idle = await client.sessions.waitUntilIdle(session.sessionId, {
     interval: 100,
@@ -144,7 +181,16 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
     const apiError: APIError = error;
-    notFound = { errorClass: error.name, status: apiError.status, hasTitle: typeof apiError.title === "string" };
+    notFound = {
+      errorClass: error.name,
+      status: apiError.status,
+      hasTitle: typeof apiError.title === "string",
+      operationId: apiError.operationId,
+      method: apiError.method,
+      path: apiError.path,
+      urlPath: new URL(apiError.url ?? "http://missing/").pathname,
+      messageEndsWithUrl: apiError.message.endsWith(`[getComputer: GET ${apiError.url}]`),
+    };
   }
   if (!notFound) throw new Error("expected a NotFoundError");
 
@@ -167,6 +213,16 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
       new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) }),
       { headers: { "content-type": "application/json" } },
     );
+  let abortedByTimeout: SmokeSummary["abortedByTimeout"] | undefined;
+  try {
+    await new OrgAgent({ ...options, fetch: never }).computers.get("cmp_3e9d0a4b7c2f4e61", { signal: AbortSignal.timeout(100) });
+  } catch (error) {
+    if (!(error instanceof APIUserAbortError)) throw error;
+    const cause = error.cause as { name?: string } | undefined;
+    abortedByTimeout = { errorClass: error.name, causeName: String(cause?.name), saysTimedOut: /timed out/.test(error.message) };
+  }
+  if (!abortedByTimeout) throw new Error("expected an APIUserAbortError");
+
   const timeouts: SmokeSummary["timeouts"] = [];
   for (const stalled of [never, endless]) {
     const started = Date.now();
@@ -214,6 +270,9 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     computerName: computer.name,
     rawComputerId: raw.data.id,
     notFound,
+    withResponse,
+    firstUsers: firstUsers.map((user) => user.user_id),
+    abortedByTimeout,
     validation,
     timeouts,
     stalled,
@@ -239,6 +298,15 @@ export function wrongUsesDoNotCompile(client: OrgAgent): void {
   void dateRange.month(202610);
   // @ts-expect-error a path the spec does not have
   void client.raw.GET("/api/v0/nowhere");
+  // @ts-expect-error toArray's limit is a number
+  void client.readiness.list().toArray({ limit: "3" });
+  // @ts-expect-error a wait makes many requests: it has no single response
+  void client.sessions.waitUntilIdle("sess_1").withResponse();
+  // @ts-expect-error the client's internal call is not public
+  void client.call("getComputer", {});
+  // @ts-expect-error an error's operationId is a string
+  const operation: number | undefined = new APIError(404, new Headers(), undefined).operationId;
+  void operation;
   // @ts-expect-error rows of a grouped call are grouped rows
   const ungrouped: Promise<{ data: { group_key: number }[] }> = client.analytics.tokens({
     startDate: "2026-03-02",
