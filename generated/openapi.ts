@@ -1534,13 +1534,14 @@ export interface components {
             pagination: components["schemas"]["EnterpriseControlsPagination"];
         };
         /**
-         * UserLimitEntry
-         * @description A user's credit limit. A limit the service does not accept is reported in the response's `errors`.
+         * UserLimitEntryInput
+         * @description A user's new credit limit. A limit below 0 is not accepted; a limit the service does not accept for another reason
+         *     is reported in the response's `errors`.
          */
-        UserLimitEntry: {
+        UserLimitEntryInput: {
             /** @description E-mail that identifies the user. */
             email: string;
-            /** @description Credits limit of the user. */
+            /** @description Credits limit of the user, 0 or more. */
             limit: number;
         };
         /**
@@ -1549,7 +1550,17 @@ export interface components {
          */
         UsageLimitsUpdateRequest: {
             /** @description The users and their new credit limits (1-100 entries). */
-            users: components["schemas"]["UserLimitEntry"][];
+            users: components["schemas"]["UserLimitEntryInput"][];
+        };
+        /**
+         * UserLimitEntry
+         * @description A user's credit limit, as applied.
+         */
+        UserLimitEntry: {
+            /** @description E-mail that identifies the user. */
+            email: string;
+            /** @description Credits limit of the user. */
+            limit: number;
         };
         /**
          * UserLimitError
@@ -2348,8 +2359,9 @@ export type EnterpriseControlUser = components['schemas']['EnterpriseControlUser
 export type EnterpriseControlChange = components['schemas']['EnterpriseControlChange'];
 export type EnterpriseControlsPagination = components['schemas']['EnterpriseControlsPagination'];
 export type EnterpriseControlsHistoryPage = components['schemas']['EnterpriseControlsHistoryPage'];
-export type UserLimitEntry = components['schemas']['UserLimitEntry'];
+export type UserLimitEntryInput = components['schemas']['UserLimitEntryInput'];
 export type UsageLimitsUpdateRequest = components['schemas']['UsageLimitsUpdateRequest'];
+export type UserLimitEntry = components['schemas']['UserLimitEntry'];
 export type UserLimitError = components['schemas']['UserLimitError'];
 export type UsageLimitsUpdateResponse = components['schemas']['UsageLimitsUpdateResponse'];
 export type SessionTag = components['schemas']['SessionTag'];
