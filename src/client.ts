@@ -6,7 +6,7 @@ import { operations, type HostName, type OperationId } from "../generated/spec-t
 import { APIKeyFunctionError, OrgAgentError, ValidationError } from "./core/errors.js";
 import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
 import { DEFAULTS, checkBackoff, checkHeaderValue, checkHeaders, checkNumber, type RequestOptions } from "./core/options.js";
-import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
+import { PagePromise, type FetchPage, type PageOptions, type PageSource, type PaginationRule } from "./core/pagination.js";
 import { send, type RetryPolicy, type Transport } from "./core/request.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
 import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
@@ -189,20 +189,20 @@ export class OrgAgent {
     return (await send(this.#transport, op, params, body, options)) as ResponseBody<O>;
   }
 
-  /** A paginated call: a PagePromise over the operation's `x-pagination` rule. */
+  /** A paginated call: a PagePromise over the operation's `x-pagination` rule (or over `source`'s pages). */
   paginate<O extends OperationId, Item>(
     operationId: O,
     query: Record<string, unknown>,
     options: RequestOptions & PageOptions = {},
+    source?: PageSource<ResponseBody<O>>,
   ): PagePromise<ResponseBody<O>, Item> {
     const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
     if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
     const { maxItems, ...requestOptions } = options;
     checkNumber("options.maxItems", maxItems);
-    return new PagePromise(rule, query, (pageQuery) => this.call(operationId, { query: pageQuery }, undefined, requestOptions), {
-      maxItems,
-      signal: options.signal,
-    });
+    const fetchPage: FetchPage<ResponseBody<O>> = (pageQuery, more) =>
+      this.call(operationId, { query: pageQuery }, undefined, more ? { ...requestOptions, ...more } : requestOptions);
+    return new PagePromise(rule, query, fetchPage, { maxItems, signal: options.signal }, source);
   }
 
   #hostUrl(host: HostName): string {

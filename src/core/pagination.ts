@@ -1,6 +1,7 @@
 // Auto-pagination driven by each operation's `x-pagination` rule in the spec.
 // `await page` gives the first page; `for await (const item of page)` every item; `.pages()` every page.
 import { APIUserAbortError, OrgAgentError, isRecord } from "./errors.js";
+import type { JobRequestOptions } from "./request.js";
 
 /** The `x-pagination` extension of a list operation, as emitted into generated/spec-tables.ts. */
 export interface PaginationRule {
@@ -30,7 +31,17 @@ export class PaginationError extends OrgAgentError {
   override name = "PaginationError";
 }
 
-type FetchPage<Page> = (query: Record<string, unknown>) => Promise<Page>;
+/** Fetches one page; `options` add to (or replace) the call's own request options. */
+export type FetchPage<Page> = (query: Record<string, unknown>, options?: JobRequestOptions) => Promise<Page>;
+
+/**
+ * Where the pages come from when not from one cursor chain starting at the query (windows.ts: parallel date
+ * windows). `chain` walks one cursor chain from a query with every check of `pages()`.
+ */
+export type PageSource<Page> = (
+  fetchPage: FetchPage<Page>,
+  chain: (query: Record<string, unknown>, fetchPage: FetchPage<Page>) => AsyncGenerator<Page, void, undefined>,
+) => AsyncGenerator<Page, void, undefined>;
 
 /**
  * Consecutive pages without items that still say there is more, after which the list is taken to be broken: a
@@ -46,6 +57,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     private readonly query: Record<string, unknown>,
     private readonly fetchPage: FetchPage<Page>,
     private readonly options: PageOptions = {},
+    private readonly source?: PageSource<Page>,
   ) {}
 
   /** The first page, fetched once however often it is awaited. */
@@ -71,6 +83,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   /** Every page, following the operation's paging rule, starting with the first. */
   async *pages(): AsyncGenerator<Page, void, undefined> {
     const { rule } = this;
+    if (this.source) return yield* this.source(this.fetchPage, (query, fetchPage) => new PagePromise(rule, query, fetchPage).pages());
     let query = this.query;
     const seen = new Set<string>();
     const initial = query[rule.cursorParam];
@@ -136,7 +149,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   }
 }
 
-function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
+export function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
   const items = at(page, rule.items);
   return Array.isArray(items) ? (items as Item[]) : [];
 }
