@@ -69,6 +69,7 @@ export class ConcurrencyLimiter {
       await this.#acquire(priority);
       const epoch = this.#epoch;
       let maxRetryAfter: number = DEFAULTS.maxRetryAfter;
+      let refused = false;
       const controller = new AbortController();
       this.#calls.add(controller);
       if (this.signal?.aborted) controller.abort();
@@ -77,11 +78,12 @@ export class ConcurrencyLimiter {
           signal: controller.signal,
           onRateLimit: (retryAfter, cap) => {
             maxRetryAfter = cap;
+            refused = true;
             this.#rateLimited(epoch, retryAfter, cap);
           },
         });
-        // Additive increase: about one more call per round of `limit` successes.
-        this.#window = Math.min(this.max, this.#window + 1 / this.limit);
+        // Additive increase: about one more call per round of `limit` calls that met no 429.
+        if (!refused) this.#window = Math.min(this.max, this.#window + 1 / this.limit);
         return result;
       } catch (error) {
         if (!(error instanceof RateLimitError) || round >= MAX_RATE_LIMITED_ROUNDS || (error.retryAfter ?? 0) > maxRetryAfter) {

@@ -57,8 +57,9 @@ export function rateLimiter(limit: EmulatorRateLimit | undefined, clock: () => n
     bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs);
     bucket.at = now;
     buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    // A whole token, give or take the rounding of many small refills.
+    if (bucket.tokens >= 1 - 1e-9) {
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
       return undefined;
     }
     return Math.ceil((1 - bucket.tokens) / perMs);

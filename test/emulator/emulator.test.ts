@@ -325,6 +325,19 @@ describe("usage limits", () => {
     expect(emulator.limits().get(users[0]!.email.toLowerCase())).toBe(42);
     expect(emulator.limits().get(users[1]!.email.toLowerCase())).toBe(1_001);
   });
+
+  test("a negative limit (sent by hand: the SDK refuses it) breaks the spec's minimum: 400 naming it, nothing applied", async () => {
+    const [a, b] = emulator.org.users;
+    const before = emulator.limits();
+    const response = await fetch(`${emulator.baseUrl}${operations.setUserLimits.path}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${emulator.keys.owner}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ users: [{ email: a!.email, limit: 5 }, { email: b!.email, limit: -5 }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/body\.users\[1\]\.limit: -5 is not allowed/);
+    expect(emulator.limits()).toEqual(before);
+  });
 });
 
 describe("sessions", () => {
