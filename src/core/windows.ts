@@ -2,13 +2,14 @@
 // paged through by its own cursor chain, several at once, and the pages are handed on window by window in date
 // order. Every row comes exactly once: the windows do not overlap and each chain is checked as `pages()` checks one.
 //
-// Window size: a window ends in a part-filled page, so each one costs half a request more than its rows need; but a
-// window is one chain, read one page per round trip, and the windows after the one being read must be held until
-// its turn. So windows are sized in pages, not days: READ_AHEAD pages over the windows in flight (2 pages each at 16
-// at once, 4 at 8), from the rows per day of the windows done so far; one day each until a week is done. The last
-// windows are no longer than a worker's share of the days left, so no long chain runs alone at the end.
-// Memory is bounded whatever the range or the organization's size: READ_AHEAD pages fetched ahead of the caller,
-// plus one page per call in flight; only the window being read may fetch past that.
+// Memory: pages are handed on in window order, so the pages of later windows wait until their turn. At most
+// PAGES_HELD pages are held at once, in flight or waiting, whatever the concurrency, the range or the organization's
+// size; only the window being read may fetch past that (so the caller always gets its next page).
+// Window size: each window ends in a part-filled page, half a request more than its rows need, so windows are large;
+// but a window is one chain, read one page per round trip, and while the window being read is fetched the others
+// fill the pages held. So a window is sized to its share of the pages held, (PAGES_HELD - concurrency) / concurrency
+// pages (7 at 8 at once, 3 at 16), from the rows per day of the windows done so far: one day each until a week is
+// done. And none is longer than a worker's share of the days left, so no long chain runs alone at the end.
 import { ConcurrencyLimiter } from "./concurrency.js";
 import { ValidationError } from "./errors.js";
 import { checkNumber } from "./options.js";
@@ -25,8 +26,8 @@ export interface WindowOptions {
   concurrency?: number | undefined;
 }
 
-/** Pages fetched ahead of the caller, over every window but the one being read. */
-export const READ_AHEAD = 32;
+/** Pages held at once: fetched and not yet handed on, or being fetched. */
+export const PAGES_HELD = 64;
 /** Days of finished windows before their rows per day decide the size of the next windows (one week's cycle). */
 const CALIBRATION_DAYS = 7;
 const DAY_MS = 86_400_000;
@@ -96,7 +97,7 @@ async function* windowPages<Page>(
   let doneDays = 0;
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
-  const targetRows = Math.max(1, Math.floor(READ_AHEAD / concurrency)) * job.pageSize;
+  const targetRows = Math.max(1, (PAGES_HELD - concurrency) / concurrency) * job.pageSize;
 
   const open = (): Window<Page> => {
     const left = range.last - nextDay + 1;
@@ -138,14 +139,14 @@ async function* windowPages<Page>(
     }
   };
 
-  /** Starts the next page of the earliest windows that may fetch one: the head always, the others within READ_AHEAD. */
+  /** Starts the next page of the earliest windows that may fetch one: the head always, the others within PAGES_HELD. */
   const pump = () => {
     if (controller.signal.aborted) return;
     for (let i = head; pulling < concurrency; i++) {
       const window = windows[i] ?? (nextDay <= range.last ? open() : undefined);
       if (!window) return;
       if (window.busy || window.done) continue;
-      if (i > head && buffered >= READ_AHEAD) return;
+      if (i > head && buffered + pulling >= PAGES_HELD) return;
       void pull(window, i);
     }
   };

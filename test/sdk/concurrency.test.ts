@@ -95,11 +95,13 @@ describe("multiplicative decrease on 429", () => {
 });
 
 describe("additive increase", () => {
-  it("grows back by about one per round of `limit` successes, up to `max`", async () => {
+  it("grows back by one every four rounds of `limit` successes, up to `max`", async () => {
     const limiter = new ConcurrencyLimiter(8);
     await limiter.run(async ({ onRateLimit }) => onRateLimit(undefined, MAX_RETRY_AFTER));
     expect(limiter.limit).toBe(4);
-    for (let i = 0; i < 4; i++) await limiter.run(async () => 0);
+    for (let i = 0; i < 15; i++) await limiter.run(async () => 0);
+    expect(limiter.limit).toBe(4);
+    await limiter.run(async () => 0);
     expect(limiter.limit).toBe(5);
     for (let i = 0; i < 100; i++) await limiter.run(async () => 0);
     expect(limiter.limit).toBe(8);
