@@ -30,16 +30,17 @@ const MB = 1e6;
 const MEMORY_NOISE_FLOOR = 1 * MB;
 
 /**
- * The goals, and the margin past which --check fails. The time ratios move with the machine's load (other work
- * slows the emulator and the client, not the latency), so their lines are wide; lost, duplicated and failed are
- * exact.
+ * The goals, and the line past which --check fails. The time ratios move with the machine's load (other work slows
+ * the emulator and the client, not the latency), so their lines are wide; the quick run's export is short, so its
+ * first windows (one day each, until a week of rows per day is known) weigh more there. Failed calls, rows or entries
+ * lost or duplicated fail at the first one.
  */
 const TARGETS = [
-  { what: "export, concurrency 8 × faster than the cursor loop", target: 6, fail: 3, higherIsBetter: true, value: (r) => run(r.export, 8).speedup },
-  { what: "export, concurrency 8 ÷ ideal (pages × latency ÷ 8)", target: 1.3, fail: 2, higherIsBetter: false, value: (r) => run(r.export, 8).toIdeal },
-  { what: "10,000 limits, concurrency 8 × faster than chunks one after another", target: 6, fail: 3, higherIsBetter: true, value: (r) => run(r.limits, 8).speedup },
-  { what: "export under 20 req/s: achieved ÷ allowed rate", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.export.rateLimited.toAllowed },
-  { what: "limits under 20 req/s: achieved ÷ allowed rate", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.limits.rateLimited.toAllowed },
+  { what: "export, concurrency 8 × faster than the cursor loop", target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.export, 8).speedup },
+  { what: "export, concurrency 8 ÷ ideal (pages × latency ÷ 8)", target: 1.3, fail: quick ? 3 : 2, higherIsBetter: false, value: (r) => run(r.export, 8).toIdeal },
+  { what: `${SETTINGS.people.toLocaleString("en-US")} limits, concurrency 8 × faster than chunks one after another`, target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.limits, 8).speedup },
+  { what: "export under 20 req/s: answered ÷ allowed", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.export.rateLimited.toAllowed },
+  { what: "limits under 20 req/s: answered ÷ allowed", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.limits.rateLimited.toAllowed },
   { what: "failed calls, every job", target: 0, fail: 0, higherIsBetter: false, value: (r) => jobs(r).reduce((n, j) => n + j.failed, 0) },
   { what: "rows or entries lost or duplicated, every job", target: 0, fail: 0, higherIsBetter: false, value: (r) => jobs(r).reduce((n, j) => n + j.lost + j.duplicated + (j.foreign ?? 0) + (j.notApplied ?? 0), 0) },
   { what: "export live heap peak, 16 windows ÷ one chain (1 MB floor)", target: 2, fail: 4, higherIsBetter: false, value: (r) => r.memory.ratio },
