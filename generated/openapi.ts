@@ -599,8 +599,9 @@ export interface components {
         EnterpriseControlChange: EnterpriseControlChange;
         EnterpriseControlsPagination: EnterpriseControlsPagination;
         EnterpriseControlsHistoryPage: EnterpriseControlsHistoryPage;
-        UserLimitEntry: UserLimitEntry;
+        UserLimitEntryInput: UserLimitEntryInput;
         UsageLimitsUpdateRequest: UsageLimitsUpdateRequest;
+        UserLimitEntry: UserLimitEntry;
         UserLimitError: UserLimitError;
         UsageLimitsUpdateResponse: UsageLimitsUpdateResponse;
         SessionTag: SessionTag;
@@ -1724,13 +1725,14 @@ export type EnterpriseControlsHistoryPage = {
     pagination: EnterpriseControlsPagination;
 };
 /**
- * UserLimitEntry
- * @description A user's credit limit. A limit the service does not accept is reported in the response's `errors`.
+ * UserLimitEntryInput
+ * @description A user's new credit limit. A limit below 0 is not accepted; a limit the service does not accept for another reason
+ *     is reported in the response's `errors`.
  */
-export type UserLimitEntry = {
+export type UserLimitEntryInput = {
     /** @description E-mail that identifies the user. */
     email: string;
-    /** @description Credits limit of the user. */
+    /** @description Credits limit of the user, 0 or more. */
     limit: number;
 };
 /**
@@ -1739,7 +1741,17 @@ export type UserLimitEntry = {
  */
 export type UsageLimitsUpdateRequest = {
     /** @description The users and their new credit limits (1-100 entries). */
-    users: UserLimitEntry[];
+    users: UserLimitEntryInput[];
+};
+/**
+ * UserLimitEntry
+ * @description A user's credit limit, as applied.
+ */
+export type UserLimitEntry = {
+    /** @description E-mail that identifies the user. */
+    email: string;
+    /** @description Credits limit of the user. */
+    limit: number;
 };
 /**
  * UserLimitError

@@ -415,7 +415,8 @@ export const operations = {
                   "minLength": 1
                 },
                 "limit": {
-                  "type": "integer"
+                  "type": "integer",
+                  "minimum": 0
                 }
               }
             }

@@ -7,8 +7,8 @@ import { operations, type HostName, type OperationId } from "../generated/spec-t
 import { APIKeyFunctionError, OrgAgentError, ValidationError, withoutUserinfo } from "./core/errors.js";
 import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
 import { DEFAULTS, checkBackoff, checkHeaderValue, checkHeaders, checkNumber, type RequestOptions } from "./core/options.js";
-import { PagePromise, type PageOptions, type PaginationRule } from "./core/pagination.js";
-import { send, type CallParams, type OperationSpec, type RetryPolicy, type Transport } from "./core/request.js";
+import { PagePromise, type PageOptions, type PageSource, type PaginationRule } from "./core/pagination.js";
+import { send, type CallParams, type JobRequestOptions, type OperationSpec, type RetryPolicy, type Transport } from "./core/request.js";
 import { apiPromise, type APIPromise, type ResponseSink } from "./core/response.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
 import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
@@ -81,12 +81,13 @@ export interface ResourceClient {
    * Calls an operation by its operationId: validates the input against the spec's bounds, sends it with the retry
    * policy, and resolves to the parsed body (`.withResponse()` adds the response).
    */
-  call<O extends OperationId>(operationId: O, params: CallParams, body?: RequestBody<O>, options?: RequestOptions): APIPromise<ResponseBody<O>>;
-  /** A paginated call: a PagePromise over the operation's `x-pagination` rule. */
+  call<O extends OperationId>(operationId: O, params: CallParams, body?: RequestBody<O>, options?: JobRequestOptions): APIPromise<ResponseBody<O>>;
+  /** A paginated call: a PagePromise over the operation's `x-pagination` rule (or over `source`'s pages). */
   paginate<O extends OperationId, Item>(
     operationId: O,
     query: Record<string, unknown>,
     options?: RequestOptions & PageOptions,
+    source?: PageSource<ResponseBody<O>>,
   ): PagePromise<ResponseBody<O>, Item>;
 }
 
@@ -98,7 +99,7 @@ export function resourceClientOf(client: OrgAgent): ResourceClient {
 }
 
 function resourceClient(transport: Transport): ResourceClient {
-  const call = <O extends OperationId>(operationId: O, params: CallParams, body?: unknown, options?: RequestOptions) => {
+  const call = <O extends OperationId>(operationId: O, params: CallParams, body?: unknown, options?: JobRequestOptions) => {
     const op = operations[operationId] as OperationSpec & OperationRules;
     const sink: ResponseSink = {};
     let data: Promise<unknown>;
@@ -112,15 +113,18 @@ function resourceClient(transport: Transport): ResourceClient {
   };
   return {
     call,
-    paginate(operationId, query, options = {}) {
+    paginate(operationId, query, options = {}, source) {
       const rule = (operations[operationId] as { pagination?: PaginationRule }).pagination;
       if (!rule) throw new OrgAgentError(`${operationId} is not paginated.`);
       const { maxItems, ...requestOptions } = options;
       checkNumber("options.maxItems", maxItems);
-      return new PagePromise(rule, query, (pageQuery) => call(operationId, { query: pageQuery }, undefined, requestOptions), {
-        maxItems,
-        signal: options.signal,
-      });
+      return new PagePromise(
+        rule,
+        query,
+        (pageQuery, more) => call(operationId, { query: pageQuery }, undefined, more ? { ...requestOptions, ...more } : requestOptions),
+        { maxItems, signal: options.signal },
+        source,
+      );
     },
   };
 }

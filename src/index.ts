@@ -32,6 +32,16 @@ export type { DateRange, DateRangeOptions } from "./dates.js";
 export { isKnownHookInput, parseHookInput } from "./hooks.js";
 export type { HookInput, KnownHookInput, UnknownHookInput, UnknownHookEventName } from "./hooks.js";
 export { ComputerProvisioningError } from "./resources.js";
+export { InvalidEntriesError, UserLimitsAbortedError } from "./usage-limits.js";
+export type {
+  PositionedEntry,
+  SetUserLimitsOptions,
+  UserLimitFailure,
+  UserLimitsPartialResult,
+  UserLimitsProgress,
+  UserLimitsResult,
+} from "./usage-limits.js";
+export type { WindowOptions } from "./core/windows.js";
 export type { AnalyticsActivityResponse, AnalyticsPage, AnalyticsTokensResponse, AnalyticsToolsResponse } from "./resources.js";
 export { buildAnalyticsReport } from "./report/data.js";
 export type * from "./report/types.js";

@@ -4,12 +4,13 @@
 import type * as api from "../generated/openapi.js";
 import { operations, statusLifecycles } from "../generated/spec-tables.js";
 import type { QueryParams, ResourceClient } from "./client.js";
-import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, ValidationError } from "./core/errors.js";
+import { OrgAgentError } from "./core/errors.js";
 import type { PageOptions, PagePromise } from "./core/pagination.js";
 import type { RequestOptions } from "./core/request.js";
 import type { APIPromise } from "./core/response.js";
-import { checkField, type FieldRule } from "./core/validate.js";
 import { pollUntilSettled, requestOptionsOf, type WaitOptions } from "./core/wait.js";
+import { inDateWindows, type WindowOptions } from "./core/windows.js";
+import { setUserLimits, type SetUserLimitsOptions, type UserLimitsResult } from "./usage-limits.js";
 
 /** An analytics envelope whose rows are all of one shape (grouped or not). */
 export type AnalyticsPage<Envelope extends { data: unknown[] }, Row> = Omit<Envelope, "data"> & { data: Row[] };
@@ -69,12 +70,17 @@ export class Analytics {
     return this.#client.call("getAnalyticsProductivity", { query }, undefined, options);
   }
 
-  /** Per-user daily metrics, cursor-paginated: await for the first page, `for await` for every row. */
+  /**
+   * Per-user daily metrics, cursor-paginated: await for the first page, `for await` for every row. With
+   * `concurrency` above 1, the date range is paged through as that many date windows at once (core/windows.ts).
+   */
   users(
     query: QueryParams<"listAnalyticsUsers">,
-    options?: RequestOptions & PageOptions,
+    options?: RequestOptions & PageOptions & WindowOptions,
   ): PagePromise<api.AnalyticsUsersResponse, api.UserRow> {
-    return this.#client.paginate("listAnalyticsUsers", query, options);
+    const { concurrency, ...rest } = options ?? {};
+    const windows = inDateWindows<api.AnalyticsUsersResponse>(operations.listAnalyticsUsers, query, concurrency, rest.signal);
+    return this.#client.paginate("listAnalyticsUsers", query, rest, windows);
   }
 }
 
@@ -108,12 +114,6 @@ export class EnterpriseControls {
   }
 }
 
-type UserLimitEntry = api.UserLimitEntry;
-type UserLimitsResult = api.UsageLimitsUpdateResponse;
-const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
-// Statuses that concern one chunk's content: the other chunks are still worth sending.
-const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
-
 export class UsageLimits {
   readonly #client: ResourceClient;
   constructor(client: ResourceClient) {
@@ -121,55 +121,16 @@ export class UsageLimits {
   }
 
   /**
-   * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum
-   * (100). Resolves to the merged `updated` and `errors` of all chunks, in input order; entries of a chunk that
-   * failed come back in `errors` with the reason, so every entry is accounted for. Bad entries are reported as
-   * a ValidationError before anything is sent; a first chunk failing for a reason that is not its content
-   * (401, 403, 429, 5xx, network) throws, as nothing has been applied.
+   * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum (100),
+   * `concurrency` at once (default 1). Resolves to the merged `updated` and `errors` of all chunks, in input order;
+   * each error names the entry's position (`index`), and entries of a chunk that failed come back in `errors` with
+   * the reason, so every entry is accounted for. Every bad entry is reported at once (InvalidEntriesError) before
+   * anything is sent. Throws the failure itself when nothing was or may have been applied (a 401 on the first chunk,
+   * say), and UserLimitsAbortedError, carrying what was done, when aborted part-way. `onProgress` hears of each chunk.
    */
-  async setUserLimits(users: readonly UserLimitEntry[], options?: RequestOptions): Promise<UserLimitsResult> {
-    if (!Array.isArray(users) || users.length === 0) {
-      throw new ValidationError("users", users, `a non-empty array of { email, limit } entries`);
-    }
-    users.forEach((entry, i) => checkField(usersRule.items ?? {}, entry, `users[${i}]`));
-    const size = usersRule.maxItems ?? users.length;
-    const result: UserLimitsResult = { updated: [], errors: [] };
-    for (let start = 0; start < users.length; start += size) {
-      const chunk = users.slice(start, start + size);
-      try {
-        const applied = await this.#client.call("setUserLimits", {}, { users: chunk }, options);
-        result.updated.push(...applied.updated);
-        result.errors.push(...applied.errors);
-      } catch (error) {
-        if (!(error instanceof OrgAgentError) || error instanceof ValidationError || error instanceof APIUserAbortError) {
-          throw error;
-        }
-        // Nothing applied yet and a failure that is not about this chunk's content (auth, rate limit, server,
-        // network): throw it like any other call; there is no partial result to report.
-        const chunkSpecific = error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status);
-        if (start === 0 && !chunkSpecific) throw error;
-        result.errors.push(...chunk.map(({ email }) => ({ email, error: chunkFailure(error) })));
-        if (chunkSpecific) continue;
-        // Auth, rate-limit, server or connection failures would fail the rest too: account for them unsent.
-        const rest = users.slice(start + size);
-        result.errors.push(...rest.map(({ email }) => ({ email, error: `not sent: an earlier chunk failed (${error.message})` })));
-        break;
-      }
-    }
-    return result;
+  setUserLimits(users: readonly api.UserLimitEntryInput[], options?: SetUserLimitsOptions): Promise<UserLimitsResult> {
+    return setUserLimits(this.#client, users, options);
   }
-}
-
-/**
- * Why a chunk's entries are in `errors`. A refusal (4xx other than 408, or a connection that never carried the
- * request) surely applied nothing; after a 5xx, a timeout or a reset the server may have applied the chunk, and
- * the caller should read the limits back or send the entries again (setting a limit is idempotent).
- */
-function chunkFailure(error: OrgAgentError): string {
-  const refused =
-    (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) ||
-    (error instanceof APIConnectionError && error.notSent);
-  return `${refused ? "not applied" : "may have been applied"}: ${error.message}`;
 }
 
 export class Sessions {

@@ -1,16 +1,41 @@
 // `npm start`: the emulator on 127.0.0.1 (API host on PORT, default 4000; app host on PORT+1), a short tour of
-// the SDK against it, then it keeps serving until interrupted (Ctrl+C).
+// the SDK against it, then it keeps serving until interrupted (Ctrl+C). A network's latency and a rate limit are
+// opt-in: `npm start -- --latency 50 --jitter 10 --rate-limit 20`, or LATENCY_MS, JITTER_MS, RATE_LIMIT, RATE_BURST.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { operations } from "../generated/spec-tables.js";
 import { OrgAgent, dateRange } from "./index.js";
-import { replyIdOf, startEmulator, type Emulator } from "./emulator/index.js";
+import { replyIdOf, startEmulator, type Emulator, type EmulatorOptions } from "./emulator/index.js";
 import { reportFileName, writeAnalyticsReport } from "./report/index.js";
+
+/** The network options, from flags or else the environment; each a number of milliseconds or requests per second. */
+function networkOptions(): Pick<EmulatorOptions, "latency" | "rateLimit"> {
+  const { values } = parseArgs({
+    options: { latency: { type: "string" }, jitter: { type: "string" }, "rate-limit": { type: "string" }, burst: { type: "string" } },
+  });
+  const number = (flag: string, variable: string) => {
+    const text = values[flag as keyof typeof values] ?? process.env[variable];
+    if (text === undefined || text === "") return undefined;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (or ${variable}) must be a number, 0 or more; got ${text}.`);
+    return value;
+  };
+  const ms = number("latency", "LATENCY_MS");
+  const jitter = number("jitter", "JITTER_MS");
+  const rate = number("rate-limit", "RATE_LIMIT");
+  const burst = number("burst", "RATE_BURST");
+  return {
+    ...(ms !== undefined || jitter !== undefined ? { latency: { ms: ms ?? 0, jitter: jitter ?? 0 } } : {}),
+    ...(rate ? { rateLimit: { requestsPerSecond: rate, ...(burst !== undefined ? { burst } : {}) } } : {}),
+  };
+}
 
 async function main() {
   const port = Number(process.env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65_534) throw new Error(`PORT must be a port number; got ${process.env.PORT}.`);
-  const emulator = await startEmulator({ port, appPort: port === 0 ? 0 : port + 1 });
+  const network = networkOptions();
+  const emulator = await startEmulator({ port, appPort: port === 0 ? 0 : port + 1, ...network });
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -24,6 +49,11 @@ async function main() {
   console.log(`  API host (baseUrl): ${emulator.baseUrl}`);
   console.log(`  app host (appUrl):  ${emulator.appUrl}`);
   console.log(`  demo key (owner):   ${emulator.keys.owner}   manager: ${emulator.keys.manager}   member: ${emulator.keys.member}`);
+  if (network.latency) console.log(`  latency:            ${network.latency.ms} ms + up to ${network.latency.jitter} ms of jitter on every answer`);
+  if (network.rateLimit) {
+    const { requestsPerSecond, burst } = network.rateLimit;
+    console.log(`  rate limit:         ${requestsPerSecond} requests per second per key (bursts of ${burst ?? Math.max(1, requestsPerSecond)}), then 429`);
+  }
   console.log("");
   console.log("  Use it from a shell:");
   console.log(`    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`);

@@ -28,6 +28,39 @@ export async function buildSdk() {
   return sdkBundle;
 }
 
+/** The emulator (orgagent/emulator) built the same way, for the jobs benchmark's server process. */
+export const emulatorBundle = `${root}node_modules/.cache/orgagent-bench/emulator.mjs`;
+
+export async function buildEmulator() {
+  await build({
+    entryPoints: [`${root}src/emulator/index.ts`],
+    outfile: emulatorBundle,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "error",
+  });
+  return emulatorBundle;
+}
+
+/**
+ * A hand-written loop over the pages of /users, as a user would write it without an SDK: fetch, parse, follow
+ * `meta.next_cursor` while `meta.has_more`. Yields each page.
+ */
+export async function* cursorLoop(url, query, headers) {
+  let cursor;
+  for (;;) {
+    const search = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
+    const response = await fetch(`${url}?${search}`, { headers });
+    if (!response.ok) throw new Error(`cursor loop: ${response.status}`);
+    const page = await response.json();
+    yield page;
+    if (!page.meta.has_more) return;
+    cursor = page.meta.next_cursor;
+  }
+}
+
 const spec = JSON.parse(readFileSync(`${root}generated/openapi.json`, "utf8"));
 
 const deref = (node) => derefIn(spec, node);

@@ -9,7 +9,7 @@
 //             garbage not yet collected, so it tracks V8's heap sizing, which grows with the allocation volume.
 const [clientName, sdkUrl, baseUrl, rowsArg, rawArg] = process.argv.slice(2);
 const rows = Number(rowsArg);
-const { fixtures } = await import("./lib.mjs");
+const { cursorLoop, fixtures } = await import("./lib.mjs");
 const { OrgAgent } = await import(sdkUrl);
 if (typeof globalThis.gc !== "function") throw new Error("run with --expose-gc");
 
@@ -26,23 +26,15 @@ async function settledHeap() {
   return heap();
 }
 
-/** The pages of /users by hand: fetch, parse, follow `meta.next_cursor` while `meta.has_more`. */
+/** The rows of /users by hand: the benchmark's cursor loop (lib.mjs). */
 async function* fetchLoop(maxItems = Infinity) {
-  const url = `${baseUrl}${fixtures.users.path}`;
   const headers = { Authorization: "Bearer bench-key", "x-bench-rows": String(rows) };
-  let cursor;
   let n = 0;
-  for (;;) {
-    const search = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
-    const response = await fetch(`${url}?${search}`, { headers });
-    if (!response.ok) throw new Error(`fetch loop: ${response.status}`);
-    const page = await response.json();
+  for await (const page of cursorLoop(`${baseUrl}${fixtures.users.path}`, query, headers)) {
     for (const row of page.data) {
       yield row;
       if (++n >= maxItems) return;
     }
-    if (!page.meta.has_more) return;
-    cursor = page.meta.next_cursor;
   }
 }
 

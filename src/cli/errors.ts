@@ -35,6 +35,8 @@ export class HostUnreachableError extends OrgAgentError {
   ) {
     super(`cannot connect to ${origin}: ${reason}`, { cause });
   }
+  /** Nothing reached the server: a write that met this error was not applied. */
+  readonly notSent = true;
 }
 
 /** What the error explanation needs to know about the run. */

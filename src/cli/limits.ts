@@ -8,7 +8,7 @@ import { ValidationError } from "../core/errors.js";
 import { checkField, type FieldRule } from "../core/validate.js";
 import { readInput, type Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
-import { addOutputOptions, examples, type WithOutput } from "./options.js";
+import { addOutputOptions, concurrencyOption, examples, type WithOutput } from "./options.js";
 
 export interface LimitEntry {
   email: string;
@@ -96,14 +96,7 @@ export function parseLimitsCsv(text: string, { delimiter = "," }: { delimiter?: 
   return result;
 }
 
-/** The line of each entry by its e-mail (as the API echoes it back, in any letter case): one pass, then lookups. */
-export function lineFinder(entries: readonly LimitEntry[], lines: readonly number[]): (email: string) => number | undefined {
-  const byEmail = new Map<string, number>();
-  entries.forEach(({ email }, i) => byEmail.set(email.toLowerCase(), lines[i]!));
-  return (email) => byEmail.get(email.toLowerCase());
-}
-
-type Flags = WithOutput<{ file: string; dryRun?: boolean; delimiter: string }>;
+type Flags = WithOutput<{ file: string; dryRun?: boolean; delimiter: string; concurrency: number }>;
 
 export function limitsCommands(program: Command, context: Context): void {
   const limits = examples(program.command("limits").description("per-user credit limits (Manager or Owner key)"), [
@@ -114,7 +107,8 @@ export function limitsCommands(program: Command, context: Context): void {
     .description("set credit limits from a CSV file of e-mail,limit rows (header optional)")
     .requiredOption("--file <path>", "CSV file; - reads standard input")
     .option("--dry-run", "check the file and show what would be sent, without sending")
-    .addOption(new Option("--delimiter <char>", "column separator: a character, or tab").default(",").argParser(delimiterOf));
+    .addOption(new Option("--delimiter <char>", "column separator: a character, or tab").default(",").argParser(delimiterOf))
+    .addOption(concurrencyOption("chunks of entries"));
   addOutputOptions(set, ["table", "json"], "table");
   set.addHelpText(
     "after",
@@ -124,7 +118,9 @@ export function limitsCommands(program: Command, context: Context): void {
       "(email,limit or e-mail,limit, in either order) is optional. Every row is checked against the API's rules",
       "before anything is sent: malformed rows are all reported with their line numbers and nothing is sent (exit 2).",
       "A later row for the same e-mail (in any letter case) replaces the earlier one: one entry per person is sent.",
-      "The entries go out in chunks of the API's maximum; entries the API rejects are listed with their line (exit 3).",
+      "The entries go out in chunks of the API's maximum, --concurrency at once (a later row for a person that is in",
+      "another chunk is still applied after the earlier one); entries the API rejects are listed with their line (exit 3).",
+      "On a terminal, a progress line counts the entries as their chunks complete.",
     ].join("\n"),
   );
   examples(set, [
@@ -134,7 +130,7 @@ export function limitsCommands(program: Command, context: Context): void {
     "printf 'email,limit\\nmaya.chen@acme-robotics.com,2000000\\n' | orgagent limits set --file -",
   ]);
   set.action(async (flags: Flags, cmd: Command) => {
-    context.begin(cmd);
+    context.begin(cmd, { "options.concurrency": "--concurrency" });
     const { entries, lines, problems, warnings } = parseLimitsCsv(readInput(flags.file), { delimiter: flags.delimiter });
     for (const warning of warnings.slice(0, MAX_WARNINGS_SHOWN)) context.out.note(`warning: ${warning}`);
     if (warnings.length > MAX_WARNINGS_SHOWN) context.out.note(`warning: ... and ${warnings.length - MAX_WARNINGS_SHOWN} more rows repeat an earlier e-mail; the later row wins each time`);
@@ -153,12 +149,19 @@ export function limitsCommands(program: Command, context: Context): void {
       else context.out.line(`Would set ${entries.length} limit${entries.length === 1 ? "" : "s"} (dry run, nothing sent):\n${entries.map((e, i) => `  line ${lines[i]}  ${e.email}  ${e.limit}`).join("\n")}`);
       return;
     }
-    const result = await context.client(cmd).usageLimits.setUserLimits(entries);
+    const progress = context.out.progress();
+    let chunks = 0;
+    const result = await context
+      .client(cmd)
+      .usageLimits.setUserLimits(entries, {
+        concurrency: flags.concurrency,
+        onProgress: (p) => progress(`limits: ${p.done} of ${p.total} entries, ${++chunks} of ${p.chunks} chunks`),
+      })
+      .finally(() => progress(undefined));
     if (json) context.out.line(JSON.stringify(result, null, 2));
     else {
-      const lineOf = lineFinder(entries, lines);
       const out = [`Applied ${result.updated.length} of ${entries.length} limits; rejected ${result.errors.length}.`];
-      for (const { email, error } of result.errors) out.push(`  rejected  line ${lineOf(email) ?? "?"}  ${email}: ${error}`);
+      for (const { email, error, index } of result.errors) out.push(`  rejected  line ${lines[index] ?? "?"}  ${email}: ${error}`);
       context.out.line(out.join("\n"));
     }
     if (result.errors.length) context.exitCode = EXIT.partial;

@@ -1,6 +1,7 @@
 // Options shared by several commands, each saying its unit: output (--format, --json), date ranges (--start/--end,
 // --days, --month), page sizes (bounds from the spec), whole seconds for waits.
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { MAX_CONCURRENCY } from "../core/options.js";
 import type { FieldRule } from "../core/validate.js";
 import { dateRange, type DateRange } from "../index.js";
 import { CliError, EXIT } from "./errors.js";
@@ -58,6 +59,19 @@ export function pageSizeOption(rule: FieldRule, what: string): Option {
   const { minimum = 1, maximum } = rule;
   const range = maximum === undefined ? `${minimum} or more` : `${minimum}-${maximum}`;
   return new Option("--page-size <n>", `${what} per request (${range})`).argParser(wholeNumber("--page-size", minimum, maximum));
+}
+
+/**
+ * The CLI's default for `--concurrency`: eight requests at once, which is the speed-up a bulk job over a real
+ * network gets; the SDK lowers it by itself while the API answers 429.
+ */
+export const CONCURRENCY_DEFAULT = 8;
+
+/** `--concurrency`: how many `what` the SDK has in flight at once. */
+export function concurrencyOption(what: string): Option {
+  return new Option("--concurrency <n>", `${what} in flight at once (1-${MAX_CONCURRENCY}; fewer while the API answers 429)`)
+    .argParser(wholeNumber("--concurrency", 1, MAX_CONCURRENCY))
+    .default(CONCURRENCY_DEFAULT);
 }
 
 /** A whole number within bounds, or a usage error naming the flag. */

@@ -47,6 +47,9 @@ const waitMs: NumberRule = ["a number of milliseconds, 0 or more, or Infinity", 
 const finiteMs: NumberRule = ["a finite number of milliseconds, 0 or more", (n) => Number.isFinite(n) && n >= 0];
 const size: NumberRule = ["an integer number of bytes greater than 0, or Infinity", (n) => n > 0 && (Number.isInteger(n) || n === Infinity)];
 const itemCount: NumberRule = ["an integer, 0 or more, or Infinity", (n) => n >= 0 && (Number.isInteger(n) || n === Infinity)];
+/** Calls a bulk job may have in flight. More connections to one host than this rarely helps and looks like abuse. */
+export const MAX_CONCURRENCY = 64;
+const concurrency: NumberRule = [`an integer from 1 to ${MAX_CONCURRENCY}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY];
 
 /** The numeric options and the rule of each; the client options add maxRetryAfter and backoff. */
 const NUMERIC: Record<string, NumberRule> = {
@@ -56,6 +59,7 @@ const NUMERIC: Record<string, NumberRule> = {
   maxResponseSize: size,
   maxItems: itemCount,
   maxRetryAfter: waitMs,
+  concurrency,
 };
 
 /** Throws for a numeric option outside its range (by default the rule of its name); `undefined` means "the default". */

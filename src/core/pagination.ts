@@ -3,6 +3,7 @@
 // `.toArray()` the items in an array; `.withResponse()` the first page with its response.
 import { APIUserAbortError, OrgAgentError, isRecord } from "./errors.js";
 import { checkItemCount } from "./options.js";
+import type { JobRequestOptions } from "./request.js";
 import type { APIPromise, WithResponse } from "./response.js";
 
 /** The `x-pagination` extension of a list operation, as emitted into generated/spec-tables.ts. */
@@ -45,8 +46,20 @@ export class PaginationError extends OrgAgentError {
   override name = "PaginationError";
 }
 
-/** Fetches the page for a query: the first with the call's own query, the next ones with a cursor added. */
-export type FetchPage<Page> = (query: Record<string, unknown>) => APIPromise<Page>;
+/** Fetches one page; `options` add to (or replace) the call's own request options. */
+export type FetchPage<Page> = (query: Record<string, unknown>, options?: JobRequestOptions) => APIPromise<Page>;
+
+/** Fetches one page with the response it came in. */
+export type FetchAnswer<Page> = (query: Record<string, unknown>) => Promise<WithResponse<Page>>;
+
+/**
+ * Where the pages come from when not from one cursor chain starting at the query (windows.ts: parallel date
+ * windows). `chain` walks one cursor chain from a query with every check of `pages()`.
+ */
+export type PageSource<Page> = (
+  fetchPage: FetchPage<Page>,
+  chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
+) => AsyncGenerator<WithResponse<Page>, void, undefined>;
 
 /**
  * Consecutive pages without items that still say there is more, after which the list is taken to be broken: a
@@ -62,6 +75,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     private readonly query: Record<string, unknown>,
     private readonly fetchPage: FetchPage<Page>,
     private readonly options: PageOptions = {},
+    private readonly source?: PageSource<Page>,
   ) {}
 
   /** The first page, fetched once however often it is awaited. */
@@ -98,26 +112,32 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   pages(options?: PagesOptions & { withResponse?: false | undefined }): AsyncGenerator<Page, void, undefined>;
   pages(options?: PagesOptions): AsyncGenerator<Page | WithResponse<Page>, void, undefined>;
   async *pages({ withResponse = false }: PagesOptions = {}): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
-    const { rule } = this;
     const max = this.options.maxItems ?? Infinity;
     if (max <= 0) return;
-    let query = this.query;
+    const answers = this.source
+      ? this.source(this.fetchPage, (query, fetch) => this.chain(query, fetch))
+      : this.chain(this.query, (query) => (query === this.query ? this.first() : this.fetchPage(query)).withResponse());
+    let count = 0;
+    for await (const answer of answers) {
+      yield withResponse ? answer : answer.data;
+      count += itemsOf(answer.data, this.rule).length;
+      if (count >= max) return;
+    }
+  }
+
+  /** One cursor chain from `query`, each page with its response, checked for loops and endless empty pages. */
+  private async *chain(query: Record<string, unknown>, fetch: FetchAnswer<Page>): AsyncGenerator<WithResponse<Page>, void, undefined> {
+    const { rule } = this;
     const seen = new Set<string>();
     const initial = query[rule.cursorParam];
     if (typeof initial === "string") seen.add(initial);
-    let fetched = this.first();
     let empty = 0;
-    let count = 0;
     for (;;) {
-      const answer = await fetched.withResponse();
-      const page = answer.data;
-      yield withResponse ? answer : page;
-      const items = itemsOf(page, rule).length;
-      count += items;
-      if (count >= max) return;
-      const next = this.nextCursor(page, query);
+      const answer = await fetch(query);
+      yield answer;
+      const next = this.nextCursor(answer.data, query);
       if (next === undefined) return;
-      empty = items ? 0 : empty + 1;
+      empty = itemsOf(answer.data, rule).length ? 0 : empty + 1;
       if (empty >= MAX_EMPTY_PAGES) {
         throw new PaginationError(`${empty} pages in a row had no items but said there was more; stopping to avoid an endless list.`);
       }
@@ -127,7 +147,6 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
       seen.add(next);
       this.throwIfAborted();
       query = { ...query, [rule.cursorParam]: next };
-      fetched = this.fetchPage(query);
     }
   }
 
@@ -181,7 +200,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   }
 }
 
-function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
+export function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
   const items = at(page, rule.items);
   return Array.isArray(items) ? (items as Item[]) : [];
 }

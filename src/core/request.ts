@@ -10,6 +10,7 @@ import {
   APIError,
   APIUserAbortError,
   OrgAgentError,
+  RateLimitError,
   RedirectError,
   ResponseTooLargeError,
   isRecord,
@@ -23,6 +24,14 @@ import { ERROR_BODY_LIMIT, MAX_REDIRECTS, checkRequestOptions, type RequestOptio
 import type { ResponseSink } from "./response.js";
 
 export type { RequestOptions } from "./options.js";
+
+/** Told of each 429 answer: the wait it asked for (ms, if any) and the longest the client honours (`maxRetryAfter`). */
+export type RateLimitHook = (retryAfter: number | undefined, maxRetryAfter: number) => void;
+
+/** The request options of a bulk job's calls: not public; how its concurrency limiter (concurrency.ts) hears of 429s. */
+export interface JobRequestOptions extends RequestOptions {
+  onRateLimit?: RateLimitHook | undefined;
+}
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -99,7 +108,7 @@ export async function send(
   op: OperationSpec,
   params: CallParams,
   body: unknown,
-  options: RequestOptions = {},
+  options: JobRequestOptions = {},
   sink?: ResponseSink,
 ): Promise<unknown> {
   checkRequestOptions(options, "options.");
@@ -157,6 +166,7 @@ export async function send(
     }
 
     const error = outcome.error;
+    if (error instanceof RateLimitError) options.onRateLimit?.(error.retryAfter, policy.maxRetryAfter);
     const retryable = isRetryable(outcome, idempotent);
     if (!retryable) throw error;
     if (attempt >= maxRetries) {

@@ -59,6 +59,8 @@ export class Facts {
   readonly #firstDayMs: number;
   readonly #active = new Map<number, Uint8Array>();
   readonly #days = new Map<number, readonly UserDay[]>();
+  /** Each day's date, formatted once (every /users row has one). */
+  readonly #dates = new Map<number, string>();
 
   constructor(seed: string, org: Organization, firstDay: string) {
     this.#seed = seed;
@@ -71,7 +73,9 @@ export class Facts {
   }
 
   dateOf(day: number): string {
-    return new Date(this.#firstDayMs + day * DAY_MS).toISOString().slice(0, 10);
+    let date = this.#dates.get(day);
+    if (date === undefined) this.#dates.set(day, (date = new Date(this.#firstDayMs + day * DAY_MS).toISOString().slice(0, 10)));
+    return date;
   }
 
   /** Which users were active on a day: one byte per user (in id order). Cheap, and cached for every day. */

@@ -80,7 +80,7 @@ function meta(state: State, { query }: RequestContext) {
 
 export function buildOperations(state: State): Operations {
   const { facts, sessions, computers, org } = state;
-  const rowKeys = memoize((range: DayRange) => userRowKeys(facts, org.users.length, range));
+  const rowKeys = memoizeKeys((range: DayRange) => userRowKeys(facts, org.users.length, range));
   /** The session, if it exists and, when `?computerId=` is given, runs on that computer; else 404. */
   const visibleSession = (sessionId: string, askedComputer: unknown, now: number) => {
     const session = sessions.get(sessionId, now);
@@ -171,13 +171,13 @@ export function buildOperations(state: State): Operations {
 
     setUserLimits: {
       roles: ADMINS,
-      // Each entry stands alone: an unknown e-mail or a negative limit is reported in `errors`, the rest apply.
+      // Each entry stands alone: an unknown e-mail is reported in `errors`, the rest apply. (A negative limit breaks
+      // the spec's minimum, so the whole request is a 400 before it gets here.)
       handle: ({ body }) => {
         const result: UsageLimitsUpdateResponse = { updated: [], errors: [] };
         for (const { email, limit } of (body as UsageLimitsUpdateRequest).users) {
           const user = org.usersByEmail.get(email.trim().toLowerCase());
           if (!user) result.errors.push({ email, error: "No user with this e-mail in the organization." });
-          else if (limit < 0) result.errors.push({ email, error: `The limit must be zero or more credits; got ${limit}.` });
           else {
             state.limits.set(user.email.toLowerCase(), limit);
             result.updated.push({ email, limit });
@@ -289,16 +289,26 @@ function cursorIndex(keys: readonly UserRowKey[], org: Organization, facts: Fact
   return low;
 }
 
-/** Remembers the last few results of a function of a date range (paging asks for the same range repeatedly). */
-function memoize<T>(compute: (range: DayRange) => T): (range: DayRange) => T {
-  const cache = new Map<string, T>();
+// How many /users row keys are remembered across ranges: a year of a few hundred people, or dozens of the date windows
+// a client pages through at once, without letting a caller asking for ever-new long ranges grow the emulator's memory.
+const MEMOIZED_KEYS = 200_000;
+
+/** Remembers the row keys of recent date ranges (paging asks for the same range repeatedly), oldest dropped first. */
+function memoizeKeys(compute: (range: DayRange) => UserRowKey[]): (range: DayRange) => UserRowKey[] {
+  const cache = new Map<string, UserRowKey[]>();
+  let size = 0;
   return (range) => {
     const key = `${range.from}:${range.to}`;
     let value = cache.get(key);
     if (value === undefined) {
       value = compute(range);
-      if (cache.size >= 8) cache.delete(cache.keys().next().value!);
       cache.set(key, value);
+      size += value.length;
+      for (const [oldest, keys] of cache) {
+        if (size <= MEMOIZED_KEYS || cache.size === 1) break;
+        cache.delete(oldest);
+        size -= keys.length;
+      }
     }
     return value;
   };

@@ -60,6 +60,7 @@ const TITLES: Record<number, string> = {
   409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  429: "Too Many Requests",
   500: "Internal Server Error",
 };
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -89,22 +90,37 @@ export interface HttpOptions {
   readonly operations: Operations;
   readonly now: () => number;
   readonly requestId: () => string;
+  /** The network latency of the next request, in ms (network.ts); none when absent. */
+  readonly latency?: (() => number) | undefined;
+  /** Spends a token of the key's bucket: undefined, or the ms until the next token when it is empty (network.ts). */
+  readonly rateLimit?: ((key: string) => number | undefined) | undefined;
 }
 
 /** A node:http request listener serving the operations of one host. */
 export function listener(options: HttpOptions) {
   return (req: IncomingMessage, res: ServerResponse) => {
     const requestId = options.requestId();
-    serve(req, options)
-      .then((reply) => send(res, reply.status ?? 200, reply.body, requestId))
-      .catch((error: unknown) => {
-        const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
-        if (!(error instanceof HttpProblem)) console.error("[orgagent emulator]", error);
-        const status = problem.status;
-        const body = { title: TITLES[status] ?? "Error", detail: problem.detail, status, requestId };
-        send(res, status, body, requestId, problem.headers);
-      });
+    // Half of the latency on the way in (before the request is handled: the rate limit sees it then), half on the way out.
+    const latency = options.latency?.() ?? 0;
+    const reply = (status: number, body: unknown, headers?: Record<string, string>) =>
+      after(latency / 2, () => send(res, status, body, requestId, headers));
+    after(latency / 2, () =>
+      serve(req, options)
+        .then((answer) => reply(answer.status ?? 200, answer.body))
+        .catch((error: unknown) => {
+          const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
+          if (!(error instanceof HttpProblem)) console.error("[orgagent emulator]", error);
+          const status = problem.status;
+          reply(status, { title: TITLES[status] ?? "Error", detail: problem.detail, status, requestId }, problem.headers);
+        }),
+    );
   };
+}
+
+/** Runs `then` after `ms` (at once for 0, without a timer). */
+function after(ms: number, then: () => unknown): void {
+  if (ms > 0) setTimeout(then, ms);
+  else void then();
 }
 
 async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply> {
@@ -133,6 +149,14 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
   const role = auth ? options.keys.get(auth[1]!.trim()) : undefined;
   if (!role) {
     throw new HttpProblem(401, auth ? "The API key is not valid." : "Send the API key as `Authorization: Bearer <API_KEY>`.");
+  }
+  const wait = options.rateLimit?.(auth![1]!.trim());
+  if (wait !== undefined) {
+    req.resume(); // not read: let it drain so the connection can answer
+    throw new HttpProblem(429, `This API key is over its rate limit; retry in ${wait} ms.`, {
+      "Retry-After": String(Math.ceil(wait / 1000)),
+      "retry-after-ms": String(wait),
+    });
   }
   if (!operation.roles.includes(role)) {
     throw new HttpProblem(403, `This operation needs the ${operation.roles.map(capitalize).join(" or ")} role; the key's role is ${capitalize(role)}.`);
@@ -225,6 +249,7 @@ function nestingDepth(text: string): number {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}) {
+  if (res.destroyed) return; // the client left, or the emulator closed, during the latency
   const text = JSON.stringify(body);
   res.writeHead(status, {
     "Content-Type": "application/json",

@@ -12,12 +12,14 @@ import { Computers } from "./computers.js";
 import { Facts } from "./facts.js";
 import { buildOperations, type State } from "./handlers.js";
 import { listener, type Role } from "./http.js";
+import { checkNetworkOptions, latencies, rateLimiter, type EmulatorLatency, type EmulatorRateLimit } from "./network.js";
 import { buildOrganization } from "./org.js";
 import { Random } from "./random.js";
 import { Sessions } from "./sessions.js";
 
 export { replyIdOf } from "./sessions.js";
 export type { Role } from "./http.js";
+export type { EmulatorLatency, EmulatorRateLimit } from "./network.js";
 
 export interface EmulatorTiming {
   /** How long a new session stays `pending` before it can work. Default 200 ms. */
@@ -53,6 +55,16 @@ export interface EmulatorOptions {
   timing?: Partial<EmulatorTiming>;
   /** API keys accepted, by role. Default `oa-emulator-owner`, `oa-emulator-manager`, `oa-emulator-member`. */
   keys?: Partial<EmulatorKeys>;
+  /**
+   * A network's latency on every answer: `ms` plus up to `jitter` ms drawn from the seed, half before the request is
+   * handled and half before the answer leaves. Real time, not the `now` clock. Default: none.
+   */
+  latency?: EmulatorLatency;
+  /**
+   * A rate limit per API key (a token bucket): over it, 429 with `Retry-After` (whole seconds), `retry-after-ms` and
+   * the Problem body. Real time, not the `now` clock. Default: none.
+   */
+  rateLimit?: EmulatorRateLimit;
 }
 
 export interface EmulatorUser {
@@ -99,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const keys = { ...DEFAULT_KEYS, ...options.keys };
   const roles = new Map<string, Role>(Object.entries(keys).map(([role, key]) => [key, role as Role]));
   if (roles.size !== 3) throw new Error("startEmulator: the owner, manager and member keys must differ.");
+  checkNetworkOptions(options.latency, options.rateLimit);
 
   const startedAt = now();
   const org = buildOrganization(seed, options.users ?? 250, FIRST_DATA_DAY, startedAt);
@@ -109,7 +122,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let requests = 0;
   const requestId = () => `req_${seed.slice(0, 8)}_${(++requests).toString(36).padStart(6, "0")}`;
 
-  const serve = (hostName: HostName) => createServer(listener({ host: hostName, keys: roles, operations: ops, now, requestId }));
+  // One latency sequence and one set of buckets for both hosts: a key's rate limit counts every request it makes.
+  const network = { latency: latencies(seed, options.latency), rateLimit: rateLimiter(options.rateLimit) };
+  const serve = (hostName: HostName) => createServer(listener({ host: hostName, keys: roles, operations: ops, now, requestId, ...network }));
   const api = serve("base_url");
   const app = serve("app_url");
   const servers = [api, app];

@@ -94,6 +94,7 @@ export function split(total: number, weights: readonly number[]): number[] {
   const exact = weights.map((w) => (total * w) / sum);
   const parts = exact.map(Math.floor);
   let left = total - parts.reduce((a, b) => a + b, 0);
+  if (left === 0) return parts;
   const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (let k = 0; left > 0; k = (k + 1) % order.length, left--) parts[order[k]![1]]! += 1;
   return parts;

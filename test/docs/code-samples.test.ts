@@ -57,17 +57,22 @@ beforeAll(() => {
 function operationsSentBy(file: ts.SourceFile): Set<string> {
   const checker = program.getTypeChecker();
   const sent = new Set<string>();
-  const visit = (node: ts.Node) => {
+  // The SDK methods the sample calls, and the functions those delegate to (a bulk job lives in its own file).
+  const visit = (node: ts.Node, depth: number) => {
     if (ts.isCallExpression(node)) {
       const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
-      for (const declaration of checker.getSymbolAtLocation(callee)?.declarations ?? []) {
-        if (!ts.isMethodDeclaration(declaration) || !declaration.body) continue;
+      let symbol = checker.getSymbolAtLocation(callee);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+      for (const declaration of symbol?.declarations ?? []) {
+        if (!(ts.isMethodDeclaration(declaration) || ts.isFunctionDeclaration(declaration)) || !declaration.body) continue;
+        if (depth === 0 && !ts.isMethodDeclaration(declaration)) continue;
         for (const [, id] of declaration.body.getText().matchAll(/"(\w+)"/g)) if (operationIds.has(id!)) sent.add(id!);
+        if (depth < 1) ts.forEachChild(declaration.body, (child) => visit(child, depth + 1));
       }
     }
-    ts.forEachChild(node, visit);
+    ts.forEachChild(node, (child) => visit(child, depth));
   };
-  visit(file);
+  visit(file, 0);
   return sent;
 }
 

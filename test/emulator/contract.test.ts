@@ -12,6 +12,7 @@ import {
   NotFoundError,
   OrgAgent,
   PermissionDeniedError,
+  RateLimitError,
 } from "../../src/index.js";
 
 let emulator: Emulator;
@@ -77,7 +78,7 @@ const calls: Record<OperationId, () => Promise<unknown>> = {
     sdk.usageLimits.setUserLimits([
       { email: emulator.org.users[0]!.email, limit: 5_000 },
       { email: "nobody@example.com", limit: 5_000 },
-      { email: emulator.org.users[1]!.email, limit: -1 },
+      { email: "NOBODY-ELSE@example.com", limit: 0 },
     ]),
   createSession: () =>
     sdk.sessions.create({
@@ -168,6 +169,21 @@ describe("error responses through prism proxy --errors", () => {
     await expect(sdk.sessions.getMessage(sessionId, "msg_missing")).rejects.toBeInstanceOf(NotFoundError);
     await expect(sdk.computers.get("cmp_missing")).rejects.toBeInstanceOf(NotFoundError);
     await expect(sdk.computers.getByName("no-such-box")).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test("429 with Retry-After and the Problem body from an emulator with a rate limit", async () => {
+    const limited = await startEmulator({ seed: "contract", rateLimit: { requestsPerSecond: 0.5, burst: 1 } });
+    const proxy = await startPrism({ mode: "proxy", upstream: limited.baseUrl });
+    try {
+      const owner = new OrgAgent({ baseUrl: proxy.url, apiKey: limited.keys.owner, maxRetries: 0, logLevel: "off" });
+      await owner.computers.getByName("build-box-eu-1");
+      const refused = await owner.computers.getByName("build-box-eu-1").catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(RateLimitError);
+      expect(refused).toMatchObject({ status: 429, title: "Too Many Requests", retryAfter: expect.any(Number) });
+      expect((refused as RateLimitError).headers.get("retry-after")).toBe("2");
+    } finally {
+      await Promise.all([proxy.close(), limited.close()]);
+    }
   });
 
   test("409 for a session on a computer that is not active, and for a second install retry", async () => {

@@ -306,25 +306,37 @@ describe("enterprise-control history records changes", () => {
 });
 
 describe("usage limits", () => {
-  test("per-entry errors for unknown e-mails and negative limits; the rest apply, in chunks, and persist", async () => {
+  test("per-entry errors for unknown e-mails; the rest apply, in chunks, and persist", async () => {
     const users = emulator.org.users;
     const entries = [
       ...users.map((u, i) => ({ email: i === 3 ? u.email.toUpperCase() : u.email, limit: 1_000 + i })),
       { email: "nobody@acme-robotics.com", limit: 10 },
-      { email: users[5]!.email, limit: -5 },
+      { email: "NOBODY-ELSE@acme-robotics.com", limit: 0 },
     ];
     const result = await sdk.usageLimits.setUserLimits(entries);
     expect(result.updated).toHaveLength(users.length);
     expect(result.errors).toEqual([
-      { email: "nobody@acme-robotics.com", error: expect.stringMatching(/no user/i) },
-      { email: users[5]!.email, error: expect.stringMatching(/zero or more/) },
+      { email: "nobody@acme-robotics.com", error: expect.stringMatching(/no user/i), index: users.length },
+      { email: "NOBODY-ELSE@acme-robotics.com", error: expect.stringMatching(/no user/i), index: users.length + 1 },
     ]);
     const limits = emulator.limits();
     expect(limits.get(users[3]!.email.toLowerCase())).toBe(1_003);
-    expect(limits.get(users[5]!.email.toLowerCase())).toBe(1_005); // the negative limit did not replace it
     await sdk.usageLimits.setUserLimits([{ email: users[0]!.email, limit: 42 }]);
     expect(emulator.limits().get(users[0]!.email.toLowerCase())).toBe(42);
     expect(emulator.limits().get(users[1]!.email.toLowerCase())).toBe(1_001);
+  });
+
+  test("a negative limit (sent by hand: the SDK refuses it) breaks the spec's minimum: 400 naming it, nothing applied", async () => {
+    const [a, b] = emulator.org.users;
+    const before = emulator.limits();
+    const response = await fetch(`${emulator.baseUrl}${operations.setUserLimits.path}`, {
+      method: "PUT",
+      headers: { Authorization: `Bearer ${emulator.keys.owner}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ users: [{ email: a!.email, limit: 5 }, { email: b!.email, limit: -5 }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/body\.users\[1\]\.limit: -5 is not allowed/);
+    expect(emulator.limits()).toEqual(before);
   });
 });
 

@@ -65,7 +65,7 @@ describe("hovers show the spec's names", () => {
     expect(hover("users")).toBe("const users: PagePromise<AnalyticsUsersResponse, UserRow>");
     expect(hover("row")).toBe("const row: UserRow");
     expect(hover("answer")).toBe("const answer: WithResponse<Session>");
-    expect(hover("limits")).toBe("const limits: Promise<UsageLimitsUpdateResponse>");
+    expect(hover("limits")).toBe("const limits: Promise<UserLimitsResult>");
   });
 
   it("a method's signature", () => {

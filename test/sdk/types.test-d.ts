@@ -28,6 +28,7 @@ import type {
   ToolsRow,
   UnknownHookInput,
   UsageLimitsUpdateResponse,
+  UserLimitsResult,
   UserRow,
 } from "../../src/index.js";
 import {
@@ -122,9 +123,10 @@ describe("paginated methods", () => {
 
 describe("the other methods", () => {
   it("resolve to their documented bodies", () => {
-    expectTypeOf(client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }])).toEqualTypeOf<
-      Promise<UsageLimitsUpdateResponse>
-    >();
+    expectTypeOf(client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }])).toEqualTypeOf<Promise<UserLimitsResult>>();
+    // The result is the API's response, with each error's position in the input added.
+    expectTypeOf<UserLimitsResult>().toMatchTypeOf<UsageLimitsUpdateResponse>();
+    expectTypeOf<UserLimitsResult["errors"][number]["index"]>().toEqualTypeOf<number>();
     expectTypeOf(client.sessions.create({ computerId: "cmp_1" })).toEqualTypeOf<APIPromise<Session>>();
     expectTypeOf(client.sessions.get("sess_1")).toEqualTypeOf<APIPromise<Session>>();
     expectTypeOf(client.sessions.sendMessage("sess_1", { text: "hi" })).toEqualTypeOf<APIPromise<SendMessageResponse>>();

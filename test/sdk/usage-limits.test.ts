@@ -1,75 +1,125 @@
-// Bulk credit limits: setUserLimits takes any number of entries, sends them in chunks of the spec's maxItems, and
-// accounts for every entry exactly once: applied (`updated`) or not (`errors`, with the reason), in input order.
-// The loopback server implements the endpoint: it refuses more than maxItems entries, reports a negative limit per
-// entry in `errors` (a 200), and can be told to fail a given chunk.
+// Bulk credit limits: setUserLimits takes any number of entries, checks them all before sending anything, sends them
+// in chunks of the spec's maxItems (several at once with `concurrency`), and accounts for every entry exactly once:
+// applied (`updated`) or not (`errors`, with its position and the reason), in input order, whatever the order the
+// chunks complete in. An aborted call says what it had done. The loopback server implements the endpoint: it
+// refuses more than maxItems entries, reports an unknown e-mail per entry in `errors` (a 200), can be told to fail
+// a given chunk, to hold one, and counts the chunks in flight at once.
+import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
-import { OrgAgent, ValidationError } from "../../src/index.js";
+import {
+  InvalidEntriesError,
+  OrgAgent,
+  UserLimitsAbortedError,
+  ValidationError,
+  type UserLimitsProgress,
+  type UserLimitsResult,
+} from "../../src/index.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { operationFor } from "../support/spec.js";
 
 type Entry = { email: string; limit: number };
 const CHUNK = operations.setUserLimits.body.schema.properties.users.maxItems;
-const NEGATIVE_REASON = "A credit limit cannot be negative.";
+const UNKNOWN_REASON = "No user with this e-mail in the organization.";
 
-// Chunk number (0-based, counted by the server) → the status it fails with; `once` fails only the first attempt.
-let failures = new Map<number, { status: 400 | 403 | 500; once?: boolean }>();
+type Failure = { status: number; once?: boolean; headers?: Record<string, string> | undefined };
+// Chunk number (0-based, by arrival at the server) → the status it fails with; `once` fails only the first attempt.
+let failures = new Map<number, Failure>();
+// Chunks (by their first entry's e-mail) the server holds until `release` is called.
+let held = new Map<string, { arrived: () => void; release: Promise<void> }>();
 let server: Loopback;
 let chunkSizes: number[];
+let inFlight = 0;
+let mostInFlight = 0;
+let delayMs = 0;
 let client: OrgAgent;
 
 beforeAll(async () => {
-  server = await startLoopback((request) => {
+  server = await startLoopback(async (request) => {
     if (operationFor(request.method, request.pathname) !== "setUserLimits") return { status: 404, body: {} };
     const users: Entry[] = request.body?.users ?? [];
     const n = chunkSizes.push(users.length) - 1;
     if (users.length < 1 || users.length > CHUNK) {
       return { status: 400, body: { title: "Bad Request", detail: `users must hold 1 to ${CHUNK} entries`, status: 400 } };
     }
-    const failure = failures.get(n);
-    if (failure) {
-      if (failure.once) failures.delete(n);
-      const title = failure.status === 400 ? "Bad Request" : "Internal Server Error";
+    inFlight++;
+    mostInFlight = Math.max(mostInFlight, inFlight);
+    try {
+      const hold = held.get(users[0]!.email);
+      if (hold) {
+        hold.arrived();
+        await hold.release;
+      }
+      if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const failure = failures.get(n);
+      if (failure) {
+        if (failure.once) failures.delete(n);
+        return {
+          status: failure.status,
+          ...(failure.headers ? { headers: failure.headers } : {}),
+          body: { title: `Failure ${failure.status}`, detail: `chunk ${n} refused`, status: failure.status, requestId: `req_chunk_${n}` },
+        };
+      }
       return {
-        status: failure.status,
-        body: { title, detail: `chunk ${n} refused`, status: failure.status, requestId: `req_chunk_${n}` },
+        body: {
+          updated: users.filter((u) => !u.email.startsWith("unknown")),
+          errors: users.filter((u) => u.email.startsWith("unknown")).map((u) => ({ email: u.email, error: UNKNOWN_REASON })),
+        },
       };
+    } finally {
+      inFlight--;
     }
-    return {
-      body: {
-        updated: users.filter((u) => u.limit >= 0),
-        errors: users.filter((u) => u.limit < 0).map((u) => ({ email: u.email, error: NEGATIVE_REASON })),
-      },
-    };
   });
   client = new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 0, logLevel: "off" });
 });
 afterAll(() => server.close());
 beforeEach(() => {
   failures = new Map();
+  held = new Map();
   chunkSizes = [];
+  mostInFlight = 0;
+  delayMs = 0;
   server.requests.length = 0;
 });
 
-/** `count` entries; every `negativeEvery`-th has a negative limit, which the server refuses per entry. */
-function entries(count: number, negativeEvery = 0): Entry[] {
+/** `count` entries; every `unknownEvery`-th names nobody, which the server reports per entry. */
+function entries(count: number, unknownEvery = 0): Entry[] {
   return Array.from({ length: count }, (_, i) => ({
-    email: `user${i}@acme-robotics.example`,
-    limit: negativeEvery && i % negativeEvery === negativeEvery - 1 ? -1 : 1000 + i,
+    email: `${unknownEvery && i % unknownEvery === unknownEvery - 1 ? "unknown" : "user"}${i}@acme-robotics.example`,
+    limit: 1000 + i,
   }));
 }
 
 const emails = (list: { email: string }[]) => list.map((e) => e.email);
+const known = (e: Entry) => !e.email.startsWith("unknown");
 
-/** Every input entry is in exactly one of updated/errors, and both lists keep the input order. */
-function expectAccountedFor(input: Entry[], result: { updated: Entry[]; errors: { email: string }[] }) {
+/** Holds the chunk that starts with `entry` at the server; resolves `arrived` when it is there. */
+function hold(entry: Entry) {
+  let arrived!: () => void;
+  let release!: () => void;
+  const there = new Promise<void>((resolve) => (arrived = resolve));
+  held.set(entry.email, { arrived, release: new Promise<void>((resolve) => (release = resolve)) });
+  return { there, release };
+}
+
+/** Every input entry is in exactly one of updated/errors, errors say their positions, and both lists keep input order. */
+function expectAccountedFor(input: Entry[], result: UserLimitsResult) {
   const all = [...emails(result.updated), ...emails(result.errors)];
   expect(all.sort()).toEqual(emails(input).sort());
+  for (const error of result.errors) expect(input[error.index]!.email).toBe(error.email);
   const position = new Map(input.map((e, i) => [e.email, i]));
-  const ascending = (list: { email: string }[]) =>
-    list.map((e) => position.get(e.email)!).every((p, i, arr) => i === 0 || arr[i - 1]! < p);
+  const ascending = (list: { email: string }[]) => list.map((e) => position.get(e.email)!).every((p, i, arr) => i === 0 || arr[i - 1]! < p);
   expect(ascending(result.updated)).toBe(true);
   expect(ascending(result.errors)).toBe(true);
+}
+
+/** A port with nothing listening on it: a connection there is refused before anything is sent. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 describe("chunking", () => {
@@ -100,15 +150,61 @@ describe("chunking", () => {
   });
 });
 
+describe("bad entries: every one, with its position, before anything is sent", () => {
+  it("one bad entry is a ValidationError naming its position and field", async () => {
+    const input = entries(CHUNK * 2);
+    input[150] = { email: input[150]!.email, limit: -5 };
+    const error = await client.usageLimits.setUserLimits(input).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "users[150].limit", value: -5, entries: [{ index: 150 }] });
+    expect((error as Error).message).toMatch(/^users\[150\]\.limit: -5 is not allowed; expected .*0/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("several bad entries are reported together, each with its position; a negative limit is one (the spec's minimum is 0)", async () => {
+    const input: Entry[] = entries(CHUNK * 3);
+    input[3] = { email: "", limit: 1 };
+    input[120] = { email: input[120]!.email, limit: -5 };
+    input[250] = { email: input[250]!.email, limit: 2.5 };
+    const error = (await client.usageLimits.setUserLimits(input).catch((e: unknown) => e)) as InvalidEntriesError;
+    expect(error).toBeInstanceOf(InvalidEntriesError);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.entries.map((e) => [e.index, e.error.field, e.error.value])).toEqual([
+      [3, "users[3].email", ""],
+      [120, "users[120].limit", -5],
+      [250, "users[250].limit", 2.5],
+    ]);
+    expect(error.field).toBe("users");
+    expect(error.message).toMatch(/^users: 3 entries are not allowed, nothing was sent: users\[3\]\.email: .*; users\[120\]\.limit: -5 .*; users\[250\]\.limit: 2\.5 /);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a message lists the first ten of many; the error holds them all", async () => {
+    const input = entries(500).map((e, i) => (i % 20 === 0 ? { ...e, limit: -1 } : e));
+    const error = (await client.usageLimits.setUserLimits(input).catch((e: unknown) => e)) as InvalidEntriesError;
+    expect(error.entries).toHaveLength(25);
+    expect(error.message).toContain("… and 15 more");
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe("results", () => {
-  it("a 200 whose errors is non-empty is a result, merged over chunks in input order", async () => {
+  it("a 200 whose errors is non-empty is a result, merged over chunks in input order, each error with its position", async () => {
     const input = entries(CHUNK * 10, 7);
     const result = await client.usageLimits.setUserLimits(input);
 
     expect(chunkSizes).toHaveLength(10);
-    expect(result.updated).toEqual(input.filter((e) => e.limit >= 0));
-    expect(result.errors).toEqual(input.filter((e) => e.limit < 0).map((e) => ({ email: e.email, error: NEGATIVE_REASON })));
+    expect(result.updated).toEqual(input.filter(known));
+    expect(result.errors).toEqual(
+      input.flatMap((e, index) => (known(e) ? [] : [{ email: e.email, error: UNKNOWN_REASON, index }])),
+    );
     expectAccountedFor(input, result);
+  });
+
+  it("positions follow the e-mail as sent, in order, also when one e-mail repeats within a chunk", async () => {
+    const input = [{ email: "unknown-a@x.example", limit: 1 }, { email: "ok@x.example", limit: 2 }, { email: "unknown-a@x.example", limit: 3 }];
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(result.errors.map((e) => e.index)).toEqual([0, 2]);
   });
 
   it("a chunk refused with 400 comes back in errors with the reason; the other chunks are still applied", async () => {
@@ -119,15 +215,23 @@ describe("results", () => {
     expect(chunkSizes).toEqual([CHUNK, CHUNK, 50]);
     const refused = input.slice(CHUNK, CHUNK * 2);
     const applied = [...input.slice(0, CHUNK), ...input.slice(CHUNK * 2)];
-    expect(result.updated).toEqual(applied.filter((e) => e.limit >= 0));
-    expect(emails(result.errors)).toEqual(
-      emails(input.filter((e, i) => e.limit < 0 || (i >= CHUNK && i < CHUNK * 2))),
-    );
+    expect(result.updated).toEqual(applied.filter(known));
+    expect(emails(result.errors)).toEqual(emails(input.filter((e, i) => !known(e) || (i >= CHUNK && i < CHUNK * 2))));
     for (const error of result.errors.filter((e) => emails(refused).includes(e.email))) {
       expect(error.error).toMatch(/^not applied: /); // a 400 is a refusal: nothing of the chunk was applied
       expect(error.error).toContain("400");
       expect(error.error).toContain("chunk 1 refused");
     }
+    expectAccountedFor(input, result);
+  });
+
+  it("409 on the second chunk is about that chunk: the third is still sent", async () => {
+    const input = entries(CHUNK * 3);
+    failures.set(1, { status: 409 });
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK, CHUNK]);
+    expect(result.updated).toEqual([...input.slice(0, CHUNK), ...input.slice(CHUNK * 2)]);
+    expect(result.errors.every((e) => /^not applied: 409/.test(e.error))).toBe(true);
     expectAccountedFor(input, result);
   });
 
@@ -147,6 +251,34 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
+  it("408 (the server gave up waiting) on the second chunk: it may have been applied", async () => {
+    const input = entries(CHUNK * 2);
+    failures.set(1, { status: 408 });
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.every((e) => /^may have been applied: 408/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
+  it("a connection refused on the second chunk: not applied (it never left), and the rest not sent", async () => {
+    const input = entries(CHUNK * 3);
+    const refusedAt = `http://127.0.0.1:${await closedPort()}`;
+    let calls = 0;
+    const refusing = new OrgAgent({
+      apiKey: "k",
+      baseUrl: server.url,
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: (url, init) => fetch(calls++ === 1 ? String(url).replace(server.url, refusedAt) : url, init),
+    });
+    const result = await refusing.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.slice(0, CHUNK).every((e) => /^not applied: Connection error: .*ECONNREFUSED/.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
   it("a first chunk failing with 403 throws PermissionDeniedError: nothing was applied, nothing is lost", async () => {
     failures.set(0, { status: 403 });
     await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1))).rejects.toMatchObject({
@@ -156,26 +288,152 @@ describe("results", () => {
     expect(chunkSizes).toEqual([CHUNK]);
   });
 
-  it("an abort is thrown, not folded into the result", async () => {
+  it("a first chunk failing with 500 is a result, not a throw: it may have been applied", async () => {
+    const input = entries(CHUNK + 1);
+    failures.set(0, { status: 500 });
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK]);
+    expect(result.updated).toEqual([]);
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expect(result.errors[CHUNK]).toMatchObject({ index: CHUNK, error: expect.stringMatching(/^not sent/) });
+  });
+
+  it("an abort before anything is sent is thrown, not folded into the result", async () => {
     const controller = new AbortController();
     controller.abort();
     await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1), { signal: controller.signal })).rejects.toMatchObject({
       name: "APIUserAbortError",
     });
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a chunk failing once with 500 is retried (PUT is idempotent) and then applied", async () => {
-    const retrying = new OrgAgent({
-      apiKey: "k",
-      baseUrl: server.url,
-      maxRetries: 1,
-      backoff: { initial: 1, max: 1 },
-      logLevel: "off",
-    });
+    const retrying = new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 1, backoff: { initial: 1, max: 1 }, logLevel: "off" });
     const input = entries(CHUNK + 1);
     failures.set(0, { status: 500, once: true });
     const result = await retrying.usageLimits.setUserLimits(input);
     expect(chunkSizes).toEqual([CHUNK, CHUNK, 1]);
     expect(result).toEqual({ updated: input, errors: [] });
+  });
+});
+
+describe("concurrency", () => {
+  it("chunks go out `concurrency` at once, never more, and the result is the sequential one", async () => {
+    delayMs = 20;
+    const input = entries(CHUNK * 12 + 3, 11);
+    const sequential = await client.usageLimits.setUserLimits(input);
+    expect(mostInFlight).toBe(1);
+    mostInFlight = 0;
+    const concurrent = await client.usageLimits.setUserLimits(input, { concurrency: 4 });
+    expect(mostInFlight).toBe(4);
+    expect(concurrent).toEqual(sequential);
+    expectAccountedFor(input, concurrent);
+  });
+
+  it("is checked: an integer from 1 to 64", async () => {
+    for (const concurrency of [0, 1.5, 65, Number.NaN]) {
+      await expect(client.usageLimits.setUserLimits(entries(1), { concurrency })).rejects.toMatchObject({
+        name: "ValidationError",
+        field: "options.concurrency",
+      });
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a failure that stops the job lets the chunks in flight finish, and sends none of the others", async () => {
+    delayMs = 30;
+    const input = entries(CHUNK * 10);
+    failures.set(2, { status: 503 });
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 3 });
+    // The three first chunks were in flight together; chunk 2 failed while 0 and 1 were answered; 3+ never went.
+    const arrived = server.requests.map((r) => r.body.users[0].email);
+    const sentIndexes = arrived.map((email) => input.findIndex((e) => e.email === email) / CHUNK).sort((a, b) => a - b);
+    expect(sentIndexes.slice(0, 3)).toEqual([0, 1, 2]);
+    const sent = new Set(server.requests.flatMap((r) => emails(r.body.users)));
+    for (const error of result.errors.filter((e) => /^not sent/.test(e.error))) expect(sent.has(error.email)).toBe(false);
+    for (const entry of result.updated) expect(sent.has(entry.email)).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
+  it("entries for the same person in two chunks are applied in input order, however many are in flight", async () => {
+    delayMs = 15;
+    const input = entries(CHUNK * 6);
+    // The person of entry 5 again, in another case, in the last chunk: that chunk waits until the first has settled.
+    input[CHUNK * 5 + 7] = { email: input[5]!.email.toUpperCase(), limit: 42 };
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 6 });
+    const firstDone = server.requests.findIndex((r) => r.body.users[0].email === input[0]!.email);
+    const lastSent = server.requests.findIndex((r) => r.body.users[0].email === input[CHUNK * 5]!.email);
+    expect(firstDone).toBeGreaterThanOrEqual(0);
+    expect(lastSent).toBeGreaterThan(firstDone);
+    expect(mostInFlight).toBeLessThanOrEqual(5);
+    expectAccountedFor(input, result);
+  });
+
+  it("429s are waited out and sent again: no chunk fails, and fewer are sent at once afterwards", async () => {
+    // Every chunk's first attempt is refused with a short Retry-After.
+    const input = entries(CHUNK * 8);
+    for (let n = 0; n < 8; n++) failures.set(n, { status: 429, once: true, headers: { "retry-after-ms": "20" } });
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 8 });
+    expect(result).toEqual({ updated: input, errors: [] });
+    expect(server.requests.length).toBeGreaterThan(8);
+  });
+});
+
+describe("progress", () => {
+  it("onProgress hears of each chunk as it completes, with its outcome and the running total", async () => {
+    const input = entries(CHUNK * 5 + 20, 13);
+    failures.set(2, { status: 422 });
+    const progress: UserLimitsProgress[] = [];
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 3, onProgress: (p) => progress.push(p) });
+    expect(progress.map((p) => p.chunk).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(progress.map((p) => p.done)).toEqual([CHUNK, CHUNK * 2, CHUNK * 3, CHUNK * 4, CHUNK * 5, CHUNK * 5 + 20]);
+    expect(progress.every((p) => p.total === input.length && p.chunks === 6)).toBe(true);
+    // Together the progress reports are the result.
+    const byChunk = [...progress].sort((a, b) => a.chunk - b.chunk);
+    expect(byChunk.flatMap((p) => p.updated)).toEqual(result.updated);
+    expect(byChunk.flatMap((p) => p.errors)).toEqual(result.errors);
+    expect(progress.find((p) => p.errors.some((e) => /^not applied: 422/.test(e.error)))).toBeDefined();
+  });
+
+  it("an exception thrown by onProgress stops the job and is what the call throws", async () => {
+    const boom = new Error("progress bar broke");
+    await expect(
+      client.usageLimits.setUserLimits(entries(CHUNK * 4), {
+        onProgress: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(chunkSizes).toEqual([CHUNK]);
+  });
+});
+
+describe("aborted part-way: the error carries what was done", () => {
+  it("applied, in flight (may have been applied) and not sent: every entry in exactly one list", async () => {
+    const input = entries(CHUNK * 8, 17);
+    const controller = new AbortController();
+    // Chunks 0 and 1 are answered; 2 and 3 are held at the server when the call is aborted; 4 to 7 wait their turn.
+    const held2 = hold(input[CHUNK * 2]!);
+    const held3 = hold(input[CHUNK * 3]!);
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 2, signal: controller.signal });
+    await Promise.all([held2.there, held3.there]);
+    controller.abort();
+    const error = (await pending.catch((e: unknown) => e)) as UserLimitsAbortedError;
+    held2.release();
+    held3.release();
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.name).toBe("UserLimitsAbortedError");
+    expect(error).toBeInstanceOf((await import("../../src/index.js")).APIUserAbortError);
+    const { partial } = error;
+    expect(partial.updated).toEqual(input.slice(0, CHUNK * 2).filter(known));
+    expect(partial.errors).toEqual(
+      input.slice(0, CHUNK * 2).flatMap((e, index) => (known(e) ? [] : [{ email: e.email, error: UNKNOWN_REASON, index }])),
+    );
+    expect(partial.uncertain).toEqual(input.slice(CHUNK * 2, CHUNK * 4).map((e, i) => ({ ...e, index: CHUNK * 2 + i })));
+    expect(partial.notSent).toEqual(input.slice(CHUNK * 4).map((e, i) => ({ ...e, index: CHUNK * 4 + i })));
+    expect(error.message).toMatch(/aborted: \d+ limits applied, \d+ not applied, 200 in flight \(may have been applied\), 400 not sent/);
+    // What it says was not sent never reached the server.
+    expect(chunkSizes).toHaveLength(4);
   });
 });

@@ -1,0 +1,206 @@
+// `npm run bench:jobs`: the jobs users wait for, over a network: every figure against emulators with a 50 ms
+// latency on every answer, in a server process of their own, in this one run. A full /users export (a hand-written
+// cursor loop, orgagent's one chain, date windows 8 and 16 at once), credit limits for 10,000 people (chunks one
+// after another and at once), both jobs again under a 20 requests-per-second rate limit, and the export's live heap
+// with 16 windows at once against one chain. Writes dist/bench/jobs.{json,md} and prints the tables. With --check,
+// exits 1 when a goal is missed by more than its failure margin; --quick runs a shorter version of each job.
+//   node scripts/bench/jobs.mjs [--quick] [--check]
+import { execFile, spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { measureExport } from "./jobs-export.mjs";
+import { measureLimits } from "./jobs-limits.mjs";
+import { buildEmulator, buildSdk, fixtures, fmt, outDir, ratio, root, table } from "./lib.mjs";
+
+const args = new Set(process.argv.slice(2));
+const quick = args.has("--quick");
+const check = args.has("--check");
+
+const LATENCY_MS = 50;
+const RATE = 20;
+const DAY_MS = 86_400_000;
+const SETTINGS = quick
+  ? { days: 45, people: 4_000, repeats: 1, concurrencies: [8, 16] }
+  : { days: undefined, people: 10_000, repeats: 3, concurrencies: [8, 16] };
+const MB = 1e6;
+// Live-heap growth below this is noise (as in the microbenchmarks' pagination section): both sides are floored here.
+const MEMORY_NOISE_FLOOR = 1 * MB;
+
+/**
+ * The goals, and the line past which --check fails. The time ratios move with the machine's load (other work slows
+ * the emulator and the client, not the latency), so their lines are wide; the quick run's export is short, so its
+ * first windows (one day each, until a week of rows per day is known) weigh more there. Failed calls, rows or entries
+ * lost or duplicated fail at the first one.
+ */
+const TARGETS = [
+  { what: "export, concurrency 8 × faster than the cursor loop", target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.export, 8).speedup },
+  { what: "export, concurrency 8 ÷ ideal (pages × latency ÷ 8)", target: 1.3, fail: quick ? 3 : 2, higherIsBetter: false, value: (r) => run(r.export, 8).toIdeal },
+  { what: `${SETTINGS.people.toLocaleString("en-US")} limits, concurrency 8 × faster than chunks one after another`, target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.limits, 8).speedup },
+  { what: "export under 20 req/s: answered ÷ allowed", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.export.rateLimited.toAllowed },
+  { what: "limits under 20 req/s: answered ÷ allowed", target: 0.9, fail: 0.7, higherIsBetter: true, value: (r) => r.limits.rateLimited.toAllowed },
+  { what: "failed calls, every job", target: 0, fail: 0, higherIsBetter: false, value: (r) => jobs(r).reduce((n, j) => n + j.failed, 0) },
+  { what: "rows or entries lost or duplicated, every job", target: 0, fail: 0, higherIsBetter: false, value: (r) => jobs(r).reduce((n, j) => n + j.lost + j.duplicated + (j.foreign ?? 0) + (j.notApplied ?? 0), 0) },
+  { what: "export live heap peak, 16 windows ÷ one chain (1 MB floor)", target: 2, fail: 4, higherIsBetter: false, value: (r) => r.memory.ratio },
+];
+const run = (section, concurrency) => section.runs.find((r) => r.concurrency === concurrency && r.name.startsWith("orgagent"));
+const jobs = (r) => [...r.export.runs, ...r.limits.runs, r.export.rateLimited, r.limits.rateLimited];
+
+const step = (name) => process.stderr.write(`bench:jobs: ${name}…\n`);
+const exec = promisify(execFile);
+
+/** Starts jobs-server.mjs with emulators of these configurations; resolves to their URLs and a way to ask them. */
+async function startServers(emulatorBundle, configs) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("jobs-server.mjs", import.meta.url)), emulatorBundle, JSON.stringify(configs)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const next = () => new Promise((resolve) => lines.once("line", (line) => resolve(JSON.parse(line))));
+  const exited = new Promise((_, reject) => child.once("exit", (code) => reject(new Error(`jobs server exited (${code})`))));
+  const info = await Promise.race([next(), exited]);
+  for (const server of Object.values(info)) server.usersPath = fixtures.users.path;
+  return {
+    info,
+    check: async (name, first, count) => {
+      const answer = next();
+      child.stdin.write(`limits ${name} ${first} ${count}\n`);
+      return answer;
+    },
+    stop: () =>
+      new Promise((done) => {
+        child.removeAllListeners("exit");
+        child.once("exit", done);
+        child.stdin.end();
+      }),
+  };
+}
+
+async function memory(sdkUrl, server, query) {
+  const script = fileURLToPath(new URL("jobs-memory.mjs", import.meta.url));
+  const sizes = [];
+  for (const concurrency of [1, 16]) {
+    const argv = ["--expose-gc", script, sdkUrl, server.baseUrl, server.key, String(concurrency), query.startDate, query.endDate];
+    const { stdout } = await exec(process.execPath, argv, { cwd: root, maxBuffer: 1 << 20 });
+    sizes.push(JSON.parse(stdout));
+  }
+  const floored = (bytes) => Math.max(bytes, MEMORY_NOISE_FLOOR);
+  return { sizes, ratio: floored(sizes[1].livePeak) / floored(sizes[0].livePeak) };
+}
+
+async function main() {
+  const started = performance.now();
+  step("building orgagent and its emulator from src/ with esbuild");
+  const [sdkBundle, emulatorBundle] = await Promise.all([buildSdk(), buildEmulator()]);
+  const sdkUrl = pathToFileURL(sdkBundle).href;
+  const { OrgAgent, FIRST_DATA_DAY } = { ...(await import(sdkUrl)), ...(await import(pathToFileURL(emulatorBundle).href)) };
+  const yesterday = new Date(Date.now() - DAY_MS).toISOString().slice(0, 10);
+  const startDate = SETTINGS.days ? new Date(Date.now() - SETTINGS.days * DAY_MS).toISOString().slice(0, 10) : FIRST_DATA_DAY;
+  const query = { startDate, endDate: yesterday, limit: 100 };
+
+  const latency = { ms: LATENCY_MS };
+  const rateLimit = { requestsPerSecond: RATE };
+  const servers = await startServers(emulatorBundle, {
+    export: { latency },
+    exportLimited: { latency, rateLimit },
+    limits: { latency, users: SETTINGS.people, emails: true },
+    limitsLimited: { latency, users: SETTINGS.people, emails: true, rateLimit },
+  });
+  let results;
+  try {
+    const { info } = servers;
+    const common = { OrgAgent, rate: RATE, repeats: SETTINGS.repeats, concurrencies: SETTINGS.concurrencies };
+    step(`export ${query.startDate} to ${query.endDate}, at ${LATENCY_MS} ms a request, then under ${RATE} req/s`);
+    const exportResult = await measureExport({ ...common, server: info.export, limited: info.exportLimited, query, latencyMs: LATENCY_MS });
+    step(`${SETTINGS.people.toLocaleString("en-US")} limits, then under ${RATE} req/s`);
+    const limitsResult = await measureLimits({ ...common, server: info.limits, limited: info.limitsLimited, check: servers.check });
+    step("the export's live heap, 16 windows and one chain (a fresh process each)");
+    const memoryResult = await memory(sdkUrl, info.export, query);
+    results = {
+      date: new Date().toISOString(),
+      mode: quick ? "quick" : "full",
+      machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length },
+      settings: { ...SETTINGS, latencyMs: LATENCY_MS, rate: RATE, query },
+      export: exportResult,
+      limits: limitsResult,
+      memory: memoryResult,
+    };
+  } finally {
+    await servers.stop();
+  }
+  results.seconds = (performance.now() - started) / 1000;
+  results.targets = TARGETS.map((t) => {
+    const value = t.value(results);
+    const meets = t.higherIsBetter ? value >= t.target : value <= t.target;
+    const fails = t.higherIsBetter ? value < t.fail : value > t.fail;
+    return { what: t.what, value, target: t.target, failMargin: t.fail, status: meets ? "met" : fails ? "FAIL" : "missed" };
+  });
+
+  const markdown = render(results);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(`${outDir}jobs.json`, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(`${outDir}jobs.md`, markdown);
+  process.stdout.write(markdown);
+  process.stderr.write(`bench:jobs: wrote dist/bench/jobs.{json,md} in ${results.seconds.toFixed(0)} s\n`);
+  const failed = results.targets.filter((t) => t.status === "FAIL");
+  if (check && failed.length) {
+    process.stderr.write(`bench:jobs: ${failed.length} goal(s) missed by more than the failure margin:\n`);
+    for (const t of failed) process.stderr.write(`  ${t.what}: ${fmt(t.value, 2)} (fail past ${t.failMargin})\n`);
+    process.exitCode = 1;
+  }
+}
+
+function render(r) {
+  const { export: ex, limits, memory: mem, settings } = r;
+  const count = (n) => n.toLocaleString("en-US");
+  const ok = (job) => `${job.failed} / ${job.lost} / ${job.duplicated}`;
+  return [
+    `## Jobs benchmark (${r.mode}) — ${r.date.slice(0, 10)}, Node ${r.machine.node}, ${r.machine.platform}, ${r.machine.cores} × ${r.machine.cpu}`,
+    "",
+    `Every request pays ${settings.latencyMs} ms of latency (the emulator's option, in its own process). Seconds are the median of ` +
+      `${settings.repeats} run(s) for the concurrent jobs, one run for the sequential ones.`,
+    "",
+    `**A /users export, ${settings.query.startDate} to ${settings.query.endDate}** (${count(ex.rows)} rows, ${count(ex.pages)} pages of 100 in one chain). ` +
+      `Ideal: ${count(ex.pages)} pages × ${settings.latencyMs} ms ÷ concurrency.`,
+    "",
+    table(
+      ["export", "requests", "seconds", "rows/s", "× cursor loop", "ideal s", "÷ ideal", "failed / lost / duplicated"],
+      ex.runs.map((x) => [x.name, count(x.requests), fmt(x.seconds, 2), count(Math.round(x.rowsPerSecond)), ratio(x.speedup), fmt(x.ideal, 2), ratio(x.toIdeal), ok(x)]),
+    ),
+    "",
+    `**Credit limits for ${count(limits.entries)} people** (${count(Math.ceil(limits.entries / 100))} chunks of 100).`,
+    "",
+    table(
+      ["limits", "requests", "seconds", "entries/s", "× one after another", "failed / lost / duplicated"],
+      limits.runs.map((x) => [x.name, count(x.requests), fmt(x.seconds, 2), count(Math.round(x.entriesPerSecond)), ratio(x.speedup), ok(x)]),
+    ),
+    "",
+    `**Under a rate limit of ${settings.rate} requests per second per key** (a token bucket with a burst of ${settings.rate}). Answered: requests ` +
+      `answered 200; refused: 429s (waited out and sent again by the SDK); allowed: what the bucket admits over the job (${settings.rate} a second, plus its burst).`,
+    "",
+    table(
+      ["job", "seconds", "answered", "refused (429)", "achieved req/s", "allowed", "answered ÷ allowed", "failed / lost / duplicated"],
+      [ex.rateLimited, limits.rateLimited].map((x) => [x.name, fmt(x.seconds, 2), count(x.answered), count(x.refused), fmt(x.achieved, 1), count(Math.floor(x.allowed)), ratio(x.toAllowed), ok(x)]),
+    ),
+    "",
+    "**The export's live heap** (highest heapUsed after a full GC, every 10 pages, over a post-warm-up baseline; fresh process each).",
+    "",
+    table(
+      ["export", "pages", "live heap peak MB", "seconds"],
+      mem.sizes.map((m) => [m.concurrency === 1 ? "one chain" : `${m.concurrency} windows at once`, count(m.pages), fmt(m.livePeak / MB, 2), fmt(m.ms / 1000, 2)]),
+    ),
+    "",
+    `16 windows ÷ one chain: ${ratio(mem.ratio)} (each side floored at ${MEMORY_NOISE_FLOOR / MB} MB).`,
+    "",
+    "### Goals",
+    "",
+    table(
+      ["goal", "measured", "goal", "fails past", "status"],
+      r.targets.map((t) => [t.what, fmt(t.value, 2), String(t.target), String(t.failMargin), t.status]),
+    ),
+    "",
+  ].join("\n");
+}
+
+await main();

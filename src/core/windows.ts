@@ -1,0 +1,183 @@
+// Parallel date windows for a list over a date range (`/users`): the range is cut into windows of whole days, each
+// paged through by its own cursor chain, several at once, and the pages are handed on window by window in date
+// order. Every row comes exactly once: the windows do not overlap and each chain is checked as `pages()` checks one.
+//
+// Memory: pages are handed on in window order, so the pages of later windows wait until their turn. At most
+// PAGES_HELD pages are held at once, in flight or waiting, whatever the concurrency, the range or the organization's
+// size; only the window being read may fetch past that (so the caller always gets its next page).
+// Window size: each window ends in a part-filled page, half a request more than its rows need, so windows are large;
+// but a window is one chain, read one page per round trip, and while the window being read is fetched the others
+// fill the pages held. So a window is sized to its share of the pages held, (PAGES_HELD - concurrency) / concurrency
+// pages (7 at 8 at once, 3 at 16), from the rows per day of the windows done so far: one day each until a week is
+// done. And none is longer than a worker's share of the days left, so no long chain runs alone at the end.
+import { ConcurrencyLimiter } from "./concurrency.js";
+import { ValidationError } from "./errors.js";
+import { checkNumber } from "./options.js";
+import { itemsOf, type FetchAnswer, type FetchPage, type PageSource, type PaginationRule } from "./pagination.js";
+import type { WithResponse } from "./response.js";
+import { validateCall, type OperationRules } from "./validate.js";
+
+/** The `concurrency` option of a list over a date range. */
+export interface WindowOptions {
+  /**
+   * Date windows paged through at once (1-64). Default 1: one cursor chain. Above 1, iteration yields the rows window
+   * by window in date order (within a window, in the API's order); `await` still gives the first page of the whole
+   * range. Under 429 the number in flight is lowered and raised again (AIMD).
+   */
+  concurrency?: number | undefined;
+}
+
+/** Pages held at once: fetched and not yet handed on, or being fetched. */
+export const PAGES_HELD = 64;
+/** Days of finished windows before their rows per day decide the size of the next windows (one week's cycle). */
+const CALIBRATION_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+interface Operation extends OperationRules {
+  readonly pagination?: PaginationRule;
+}
+
+/**
+ * A PageSource over date windows for `query` of `operation`, or undefined for one chain (no `concurrency`, or 1).
+ * The operation's date range is its pair of parameters where one is `notBefore` the other (`x-date-range`).
+ */
+export function inDateWindows<Page>(
+  operation: Operation,
+  query: Record<string, unknown>,
+  concurrency: number | undefined,
+  signal: AbortSignal | undefined,
+): PageSource<Page> | undefined {
+  checkNumber("options.concurrency", concurrency);
+  if (concurrency === undefined || concurrency === 1) return undefined;
+  const rule = operation.pagination!;
+  if (query[rule.cursorParam] !== undefined) {
+    throw new ValidationError("options.concurrency", concurrency, `1 when query.${rule.cursorParam} is given: a cursor continues one chain`);
+  }
+  const params = operation.params as Record<string, { schema: { default?: unknown; dateRange?: { notBefore?: string } } }>;
+  const endParam = Object.keys(params).find((name) => params[name]!.schema.dateRange?.notBefore)!;
+  const startParam = params[endParam]!.schema.dateRange!.notBefore!;
+  const pageSize = Number(query[rule.limitParam!] ?? params[rule.limitParam!]!.schema.default);
+  return (fetchPage, chain) => {
+    // Checked as the first page's call would be, before any window is cut from the range.
+    validateCall(operation, { query });
+    const range = { first: dayOf(query[startParam]), last: dayOf(query[endParam]), startParam, endParam };
+    return windowPages(range, { query, concurrency, pageSize, rule, signal }, fetchPage, chain);
+  };
+}
+
+interface Window<Page> {
+  readonly from: number;
+  readonly to: number;
+  /** Fetched, not yet handed on. */
+  readonly pages: WithResponse<Page>[];
+  rows: number;
+  chain?: AsyncGenerator<WithResponse<Page>, void, undefined>;
+  busy: boolean;
+  done: boolean;
+}
+
+async function* windowPages<Page>(
+  range: { first: number; last: number; startParam: string; endParam: string },
+  job: { query: Record<string, unknown>; concurrency: number; pageSize: number; rule: PaginationRule; signal: AbortSignal | undefined },
+  fetchPage: FetchPage<Page>,
+  chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
+): AsyncGenerator<WithResponse<Page>, void, undefined> {
+  const { concurrency, signal } = job;
+  // Ends every call in flight, and every call waiting for its turn, when the caller stops, aborts or a window fails.
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  signal?.addEventListener("abort", stop, { once: true });
+  if (signal?.aborted) stop();
+  const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
+  const windows: Array<Window<Page> | undefined> = [];
+  let nextDay = range.first;
+  let head = 0; // the window being read
+  let buffered = 0;
+  let pulling = 0;
+  let doneRows = 0;
+  let doneDays = 0;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const targetRows = Math.max(1, (PAGES_HELD - concurrency) / concurrency) * job.pageSize;
+
+  const open = (): Window<Page> => {
+    const left = range.last - nextDay + 1;
+    let days = 1;
+    if (doneDays >= CALIBRATION_DAYS) days = Math.round(targetRows / Math.max(doneRows / doneDays, 1));
+    days = Math.max(1, Math.min(days, Math.ceil(left / concurrency)));
+    const window: Window<Page> = { from: nextDay, to: nextDay + days - 1, pages: [], rows: 0, busy: false, done: false };
+    nextDay += days;
+    windows.push(window);
+    return window;
+  };
+
+  const pull = async (window: Window<Page>, index: number) => {
+    window.busy = true;
+    pulling++;
+    try {
+      window.chain ??= chain(
+        { ...job.query, [range.startParam]: dateOf(window.from), [range.endParam]: dateOf(window.to) },
+        (query) => limiter.run((options) => fetchPage(query, options).withResponse(), index),
+      );
+      const next = await window.chain.next();
+      if (next.done) {
+        window.done = true;
+        doneRows += window.rows;
+        doneDays += window.to - window.from + 1;
+      } else {
+        window.pages.push(next.value);
+        window.rows += itemsOf(next.value.data, job.rule).length;
+        buffered++;
+      }
+    } catch (error) {
+      failure ??= { error };
+      stop();
+    } finally {
+      window.busy = false;
+      pulling--;
+      wake?.();
+      pump();
+    }
+  };
+
+  /** Starts the next page of the earliest windows that may fetch one: the head always, the others within PAGES_HELD. */
+  const pump = () => {
+    if (controller.signal.aborted) return;
+    for (let i = head; pulling < concurrency; i++) {
+      const window = windows[i] ?? (nextDay <= range.last ? open() : undefined);
+      if (!window) return;
+      if (window.busy || window.done) continue;
+      if (i > head && buffered + pulling >= PAGES_HELD) return;
+      void pull(window, i);
+    }
+  };
+
+  try {
+    pump();
+    for (;;) {
+      if (failure) throw failure.error;
+      const window = windows[head] ?? (nextDay <= range.last ? open() : undefined);
+      if (!window) return; // every window read
+      if (!window.busy && !window.done && !window.pages.length) pump();
+      if (window.pages.length) {
+        const page = window.pages.shift()!;
+        buffered--;
+        pump();
+        yield page;
+      } else if (window.done) {
+        windows[head++] = undefined;
+        pump();
+      } else {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    }
+  } finally {
+    signal?.removeEventListener("abort", stop);
+    stop();
+    for (const window of windows) void window?.chain?.return().catch(() => {});
+  }
+}
+
+const dayOf = (date: unknown) => Date.parse(`${date as string}T00:00:00Z`) / DAY_MS;
+const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);

@@ -1,0 +1,286 @@
+// setUserLimits as a bulk job: every entry is checked against the spec's rule before anything is sent, then the
+// entries go out in chunks of the spec's maxItems, several at once if asked (PUT is idempotent), and every entry
+// is accounted for exactly once: applied (`updated`) or not (`errors`, with its position and the reason).
+import type * as api from "../generated/openapi.js";
+import { operations } from "../generated/spec-tables.js";
+import type { RequestBody, ResourceClient, ResponseBody } from "./client.js";
+import { ConcurrencyLimiter } from "./core/concurrency.js";
+import { APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError } from "./core/errors.js";
+import { checkNumber, type RequestOptions } from "./core/options.js";
+import { checkField, type FieldRule } from "./core/validate.js";
+
+type Entry = RequestBody<"setUserLimits">["users"][number];
+
+/** An entry in `errors`: the API's `{ email, error }`, and the entry's position in the input. */
+export interface UserLimitFailure extends api.UserLimitError {
+  /** Position of the entry in the array passed to setUserLimits (-1 if the API named an e-mail it was not sent). */
+  index: number;
+}
+
+/** What setUserLimits resolves to: every entry is in exactly one of the two lists, each in input order. */
+export interface UserLimitsResult {
+  /** The limits applied, as the API echoed them. */
+  updated: api.UserLimitEntry[];
+  /** The entries not applied, each with its position and why. */
+  errors: UserLimitFailure[];
+}
+
+/** An entry of the input, with its position in it. */
+export interface PositionedEntry extends api.UserLimitEntryInput {
+  index: number;
+}
+
+/** The outcome of one chunk, reported as it completes. */
+export interface UserLimitsProgress {
+  /** Which chunk (0-based) of how many. */
+  chunk: number;
+  chunks: number;
+  /** The chunk's entries applied, and those in `errors` (with their positions in the input). */
+  updated: api.UserLimitEntry[];
+  errors: UserLimitFailure[];
+  /** Entries accounted for so far, over every completed chunk, of `total`. */
+  done: number;
+  total: number;
+}
+
+export interface SetUserLimitsOptions extends RequestOptions {
+  /**
+   * Chunks in flight at once (1-64). Default 1. Under 429 the number in flight is lowered and raised again (AIMD),
+   * and a chunk refused with 429 is sent again. Entries for the same e-mail are applied in input order whatever it is.
+   */
+  concurrency?: number | undefined;
+  /** Called as each chunk completes (in the order they complete), with its outcome and the running total. */
+  onProgress?: ((progress: UserLimitsProgress) => void) | undefined;
+}
+
+/** Everything a setUserLimits call that was aborted had done: every entry is in exactly one of the four lists. */
+export interface UserLimitsPartialResult extends UserLimitsResult {
+  /** Entries never sent: send them again. */
+  notSent: PositionedEntry[];
+  /** Entries of chunks in flight when the call was aborted: they may have been applied (setting a limit again is harmless). */
+  uncertain: PositionedEntry[];
+}
+
+/** setUserLimits was aborted after it had started sending: `partial` says what was applied and what was not. */
+export class UserLimitsAbortedError extends APIUserAbortError {
+  override name = "UserLimitsAbortedError";
+  constructor(readonly partial: UserLimitsPartialResult) {
+    super(
+      `Request was aborted: ${partial.updated.length} limits applied, ${partial.errors.length} not applied, ` +
+        `${partial.uncertain.length} in flight (may have been applied), ${partial.notSent.length} not sent.`,
+    );
+  }
+}
+
+/** Several entries break the spec's rule for an entry: all of them, each with its position, before anything is sent. */
+export class InvalidEntriesError extends ValidationError {
+  override name = "InvalidEntriesError";
+  /** Each bad entry: its position and the first of its fields that breaks the rule. */
+  readonly entries: ReadonlyArray<{ readonly index: number; readonly error: ValidationError }>;
+  constructor(entries: ReadonlyArray<{ readonly index: number; readonly error: ValidationError }>) {
+    // One bad entry reads as its own error; several as one list.
+    const one = entries.length === 1 ? entries[0]!.error : undefined;
+    super(
+      one ? one.field : "users",
+      one ? one.value : entries.map(({ index }) => index),
+      one ? one.allowed : "entries that follow the API's rule for a limit entry",
+    );
+    this.entries = entries;
+    if (one) this.message = one.message;
+    else {
+      const shown = entries.slice(0, MAX_SHOWN).map(({ error }) => error.message);
+      if (entries.length > MAX_SHOWN) shown.push(`… and ${entries.length - MAX_SHOWN} more`);
+      this.message = `users: ${entries.length} entries are not allowed, nothing was sent: ${shown.join("; ")}`;
+    }
+  }
+}
+const MAX_SHOWN = 10;
+
+const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
+// Statuses that concern one chunk's content: the other chunks are still worth sending.
+const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
+/** Why a chunk that was waiting for its turn is not sent: an earlier chunk's failure stopped the job. */
+const STOPPED = Symbol("stopped");
+
+type ChunkState =
+  | { readonly kind: "waiting" | "sending" | "notSent" }
+  | { readonly kind: "answered"; readonly answer: UserLimitsResult }
+  | { readonly kind: "failed"; readonly error: OrgAgentError };
+
+export async function setUserLimits(
+  client: ResourceClient,
+  users: readonly Entry[],
+  options: SetUserLimitsOptions = {},
+): Promise<UserLimitsResult> {
+  if (!Array.isArray(users) || users.length === 0) {
+    throw new ValidationError("users", users, `a non-empty array of { email, limit } entries`);
+  }
+  const invalid: Array<{ index: number; error: ValidationError }> = [];
+  users.forEach((entry, index) => {
+    try {
+      checkField(usersRule.items ?? {}, entry, `users[${index}]`);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      invalid.push({ index, error });
+    }
+  });
+  if (invalid.length) throw new InvalidEntriesError(invalid);
+  const { concurrency = 1, onProgress, signal, ...requestOptions } = options;
+  checkNumber("options.concurrency", concurrency);
+  if (onProgress !== undefined && typeof onProgress !== "function") {
+    throw new ValidationError("options.onProgress", typeof onProgress, "a function", `a ${typeof onProgress}`);
+  }
+  if (signal?.aborted) throw new APIUserAbortError();
+
+  const size = usersRule.maxItems ?? users.length;
+  const chunks = Array.from({ length: Math.ceil(users.length / size) }, (_, i) => ({ start: i * size, entries: users.slice(i * size, (i + 1) * size) }));
+  const earlier = sameEmailBefore(chunks.map((chunk) => chunk.entries));
+  const states: ChunkState[] = chunks.map(() => ({ kind: "waiting" }));
+  // The call's own signal ends every chunk at once (in flight, or waiting for its turn) through the limiter.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
+  let stop: { error: unknown } | undefined;
+  let done = 0;
+
+  /** Reports a chunk that completed (answered, or failed); called before its place goes to another chunk. */
+  const complete = (i: number) => {
+    done += chunks[i]!.entries.length;
+    if (!onProgress) return;
+    const { updated, errors } = outcomeOf(states[i]!, chunks[i]!, stop);
+    try {
+      onProgress({ chunk: i, chunks: chunks.length, updated, errors, done, total: users.length });
+    } catch (error) {
+      halt(error); // the caller's own error ends the call like a failure, and is what it throws
+    }
+  };
+  /** Records a chunk's failure; one that is not about its content stops the job before another chunk is sent. */
+  const fail = (i: number, error: unknown) => {
+    const state = states[i]!;
+    if (error === STOPPED || (error instanceof APIUserAbortError && state.kind === "waiting")) states[i] = { kind: "notSent" };
+    else if (error instanceof APIUserAbortError) return; // in flight when aborted: it stays "sending"
+    else if (error instanceof OrgAgentError) {
+      states[i] = { kind: "failed", error };
+      // Auth, rate-limit, server or connection failures would fail the rest too.
+      if (!(error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status))) halt(error);
+      complete(i);
+    } else halt(error);
+  };
+  const halt = (error: unknown) => {
+    stop ??= { error };
+    limiter.dropWaiting(STOPPED);
+  };
+
+  const sendChunk = async (i: number, after: Promise<void> | undefined) => {
+    await after;
+    const { start, entries } = chunks[i]!;
+    if (stop || controller.signal.aborted) return void (states[i] = { kind: "notSent" });
+    try {
+      await limiter.run(
+        async (callOptions) => {
+          if (stop) throw STOPPED;
+          states[i] = { kind: "sending" };
+          let answer: ResponseBody<"setUserLimits">;
+          try {
+            answer = await client.call("setUserLimits", {}, { users: entries }, { ...requestOptions, ...callOptions });
+          } catch (error) {
+            // Refused without being acted on: until it is sent again, nothing of it can have been applied.
+            if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
+            throw error;
+          }
+          states[i] = { kind: "answered", answer: { updated: answer.updated, errors: answer.errors.map(positionIn(entries, start)) } };
+          complete(i);
+        },
+        i,
+        (error) => fail(i, error),
+      );
+    } catch (error) {
+      // Already recorded by `fail`, unless the call never got its turn (aborted or stopped while waiting).
+      if (states[i]!.kind === "waiting") fail(i, error);
+    }
+  };
+
+  const settled: Array<Promise<void>> = [];
+  try {
+    for (let i = 0; i < chunks.length; i++) settled.push(sendChunk(i, settled[earlier[i]!]));
+    await Promise.all(settled);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+
+  const result: UserLimitsPartialResult = { updated: [], errors: [], notSent: [], uncertain: [] };
+  chunks.forEach((chunk, i) => {
+    const state = states[i]!;
+    if (state.kind === "sending") result.uncertain.push(...positioned(chunk));
+    else if (state.kind === "notSent" && (!stop || controller.signal.aborted)) result.notSent.push(...positioned(chunk));
+    else {
+      const { updated, errors } = outcomeOf(state, chunk, stop);
+      result.updated.push(...updated);
+      result.errors.push(...errors);
+    }
+  });
+  if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result);
+  if (stop && !(stop.error instanceof OrgAgentError)) throw stop.error;
+  // Nothing applied, nothing that may have been: the call failed as a single call would, with the same error.
+  const untouched = states.every((state) => state.kind === "notSent" || (state.kind === "failed" && surelyRefused(state.error)));
+  if (stop && untouched) throw stop.error;
+  return { updated: result.updated, errors: result.errors };
+}
+
+/** The entries a chunk adds to `updated` and `errors`, from its state. */
+function outcomeOf(state: ChunkState, chunk: { start: number; entries: readonly Entry[] }, stop: { error: unknown } | undefined): UserLimitsResult {
+  if (state.kind === "answered") return state.answer;
+  const reason =
+    state.kind === "failed"
+      ? chunkFailure(state.error)
+      : `not sent: an earlier chunk failed (${stop?.error instanceof Error ? stop.error.message : String(stop?.error)})`;
+  return { updated: [], errors: positioned(chunk).map(({ email, index }) => ({ email, error: reason, index })) };
+}
+
+function positioned({ start, entries }: { start: number; entries: readonly Entry[] }): PositionedEntry[] {
+  return entries.map(({ email, limit }, i) => ({ email, limit, index: start + i }));
+}
+
+/** Gives each of the API's per-entry errors the position of the entry it names: the e-mail as sent, else in any case. */
+function positionIn(entries: readonly Entry[], start: number): (error: api.UserLimitError) => UserLimitFailure {
+  const taken = new Set<number>();
+  return (error) => {
+    const find = (same: (email: string) => boolean) => entries.findIndex((entry, i) => !taken.has(i) && same(entry.email));
+    let at = find((email) => email === error.email);
+    if (at < 0) at = find((email) => email.toLowerCase() === error.email?.toLowerCase());
+    taken.add(at);
+    return { ...error, index: at < 0 ? -1 : start + at };
+  };
+}
+
+/**
+ * For each chunk, the latest earlier chunk with an entry for one of its e-mails (in any letter case), or -1: it is
+ * sent only after that one has settled, so a later entry for a person is applied after an earlier one, as in order.
+ */
+function sameEmailBefore(chunks: ReadonlyArray<readonly Entry[]>): number[] {
+  const lastChunkOf = new Map<string, number>();
+  return chunks.map((entries, i) => {
+    const keys = entries.map(({ email }) => email.toLowerCase());
+    const after = Math.max(-1, ...keys.map((key) => lastChunkOf.get(key) ?? -1));
+    for (const key of keys) lastChunkOf.set(key, i);
+    return after;
+  });
+}
+
+/**
+ * A refusal (4xx other than 408), or a request that never left (a connection refused, or any error that says
+ * `notSent`, such as the CLI's unreachable host): nothing of the chunk was applied.
+ */
+function surelyRefused(error: OrgAgentError): boolean {
+  return (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) || (error as { notSent?: unknown }).notSent === true;
+}
+
+/**
+ * Why a chunk's entries are in `errors`. After a refusal nothing was applied; after a 5xx, a timeout or a reset the
+ * server may have applied the chunk, and the caller should read the limits back or send the entries again (setting a
+ * limit is idempotent).
+ */
+function chunkFailure(error: OrgAgentError): string {
+  return `${surelyRefused(error) ? "not applied" : "may have been applied"}: ${error.message}`;
+}
