@@ -110,6 +110,19 @@ describe("the same rows as one chain, each exactly once, window by window in dat
     for await (const row of client.analytics.users(query, { concurrency: 4 })) rows.push(row);
     expect(rows).toEqual((await windowed(client, query, 4)).rows);
   });
+
+  it(".pages({ withResponse: true }) gives each window's page with its own response and request id", async () => {
+    const query = { startDate: "2026-02-01", endDate: "2026-02-28", limit: 50 };
+    const answers = [];
+    for await (const answer of client.analytics.users(query, { concurrency: 4 }).pages({ withResponse: true })) answers.push(answer);
+    expect(answers.map((answer) => answer.data)).toEqual((await windowed(client, query, 4)).pages);
+    for (const { data, response } of answers) {
+      expect(response.status).toBe(200);
+      const sent = new URL(response.url).searchParams;
+      expect([sent.get("startDate")! <= data.meta.start_date, sent.get("endDate")! >= data.meta.end_date]).toEqual([true, true]);
+    }
+    expect(new Set(answers.map((answer) => answer.response)).size).toBe(answers.length);
+  });
 });
 
 describe("the PagePromise contract", () => {
