@@ -38,7 +38,7 @@ for (const { stem, document } of Object.values(splitByHost(spec))) {
   writeFileSync(join(out, `openapi.${stem}.yaml`), stringify(document, { lineWidth: 0 }));
 }
 
-// Types. Flags (also in README): rootTypes + no prefix give named exports (`Session`, `Computer`) that the SDK
+// Types. Flags (also in docs/architecture.md): rootTypes + no prefix give named exports (`Session`, `Computer`) that the SDK
 // re-exports; emptyObjectsUnknown makes open objects with no declared properties `Record<string, unknown>`
 // instead of `Record<string, never>`, which would reject every real value. No `enum` (open enums stay string
 // unions, no runtime code), no `additionalProperties` (typos in known fields stay compile errors).

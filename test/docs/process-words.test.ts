@@ -93,11 +93,7 @@ describe("no words about how the package was made", () => {
     expect(found).toEqual([]);
   });
 
-  // TODO(README rewrite): README.md still cites issues, the build machine and who decides. The rewrite removes them;
-  // then turn this into a plain `test` (or add README.md to `documents`). Meanwhile the matches are printed.
-  test.fails("README.md (known to fail until its rewrite)", () => {
-    const found = processWordsIn(readFileSync(join(root, "README.md"), "utf8"));
-    if (found.length) console.info(`README.md, process words to remove:\n  ${found.join("\n  ")}`);
-    expect(found).toEqual([]);
+  test("README.md", () => {
+    expect(processWordsIn(readFileSync(join(root, "README.md"), "utf8"))).toEqual([]);
   });
 });
