@@ -21,6 +21,15 @@ export function compareRows(reference, keys) {
 }
 
 /** A fetch that counts answers by status into `statuses` (a Map). */
+/** A job's run under the rate limit: requests answered and refused, and answered ÷ what the bucket allowed. */
+export function underRateLimit(name, run, rate) {
+  const answered = run.statuses.get(200) ?? 0;
+  // What the bucket admits in that time: the rate, and the burst it starts with (one second's worth).
+  const allowed = rate * run.seconds + rate;
+  const refused = run.statuses.get(429) ?? 0;
+  return { name, seconds: run.seconds, answered, refused, achieved: answered / run.seconds, allowed, toAllowed: answered / allowed, failed: run.failed };
+}
+
 export function countingFetch(statuses) {
   return async (input, init) => {
     const response = await fetch(input, init);
@@ -102,18 +111,6 @@ export async function measureExport({ OrgAgent, server, limited, query, latencyM
 
   // The same export under the rate limit, concurrency 8 (the CLI's default).
   const underLimit = await orgagentExport(OrgAgent, limited, query, 8);
-  const answered = underLimit.statuses.get(200) ?? 0;
-  const rateLimited = {
-    name: "export, concurrency 8",
-    seconds: underLimit.seconds,
-    answered,
-    refused: underLimit.statuses.get(429) ?? 0,
-    achieved: answered / underLimit.seconds,
-    // What the bucket admits in that time: the rate, and the burst it starts with (one second's worth).
-    allowed: rate * underLimit.seconds + rate,
-    toAllowed: answered / (rate * underLimit.seconds + rate),
-    failed: underLimit.failed,
-    ...compareRows(reference, underLimit.keys),
-  };
+  const rateLimited = { ...underRateLimit("export, concurrency 8", underLimit, rate), ...compareRows(reference, underLimit.keys) };
   return { pages, rows: referenceKeys.length, runs, rateLimited };
 }

@@ -1,7 +1,7 @@
 // Jobs section 2: credit limits for every person of a 10,000-person organization over the emulator's latency, in
 // chunks one after another (concurrency 1) and 8 and 16 at once, then under the rate limit. Each run sets values of
 // its own, and the emulator is asked afterwards how many of them it holds: entries lost or applied wrongly show.
-import { countingFetch } from "./jobs-export.mjs";
+import { countingFetch, underRateLimit } from "./jobs-export.mjs";
 import { median } from "./lib.mjs";
 
 let runNumber = 0;
@@ -61,17 +61,8 @@ export async function measureLimits({ OrgAgent, server, limited, check, rate, re
     run.speedup = sequential / run.seconds;
   }
   const underLimit = await limitsJob(OrgAgent, limited, limited.emails, 8, (f, n) => check("limitsLimited", f, n));
-  const answered = underLimit.statuses.get(200) ?? 0;
   const rateLimited = {
-    name: "limits, concurrency 8",
-    seconds: underLimit.seconds,
-    answered,
-    refused: underLimit.statuses.get(429) ?? 0,
-    achieved: answered / underLimit.seconds,
-    // What the bucket admits in that time: the rate, and the burst it starts with (one second's worth).
-    allowed: rate * underLimit.seconds + rate,
-    toAllowed: answered / (rate * underLimit.seconds + rate),
-    failed: underLimit.failed,
+    ...underRateLimit("limits, concurrency 8", underLimit, rate),
     lost: underLimit.lost + underLimit.notApplied,
     duplicated: underLimit.duplicated,
   };

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundle } from "../support/child-process.js";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 export const DAY = 86_400_000;
@@ -21,22 +21,9 @@ export interface Run {
   ms: number;
 }
 
-/** Bundles src/cli.ts into a temporary directory; resolves to the directory and the bundle's path. */
+/** Bundles src/cli.ts (as the package ships it); resolves to a temporary directory for the test's files and the bundle's path. */
 export async function bundleCli(): Promise<{ dir: string; bundle: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "orgagent-cli-"));
-  const bundle = join(dir, "orgagent.mjs");
-  await build({
-    entryPoints: [join(root, "src/cli.ts")],
-    outfile: bundle,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "warning",
-    // commander is CommonJS and requires node built-ins; an ES module bundle needs a `require` for it.
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  });
-  return { dir, bundle };
+  return { dir: mkdtempSync(join(tmpdir(), "orgagent-cli-")), bundle: await bundle({ file: "src/cli.ts" }) };
 }
 
 /** The environment without the caller's ORGAGENT_* variables, plus `env`. */
