@@ -79,7 +79,15 @@ beforeAll(async () => {
   // The sidebar shows one group's links at a time: open each group and note what it lists.
   const seen = new Map<string, { route: string; text: string; badge: string }>();
   for (const tag of [undefined, ...(spec.tags as { name: string }[])]) {
-    if (tag) await sidebarMenu().getByText(tag.name, { exact: true }).first().click();
+    if (tag) {
+      const group = sidebarMenu()
+        .locator("a")
+        .filter({ has: page.getByText(tag.name, { exact: true }) })
+        .last();
+      await group.click();
+      // The group's links appear after the click, not with it: wait for the first one (`/hooks` → `#/hooks/…`).
+      await sidebarMenu().locator(`a[href^="#${await group.getAttribute("href")}/"]`).first().waitFor();
+    }
     const links = await sidebarMenu()
       .locator("a")
       .evaluateAll((anchors) =>
