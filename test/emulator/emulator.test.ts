@@ -1,6 +1,7 @@
 // The emulator behaves like the service: pages that end, figures that agree, limits that stick, sessions that
 // move, computers that provision, keys with roles and the documented 400s. Driven through the SDK (and by hand
 // where the SDK would refuse to send), with the emulator's clock under the test's control.
+import { readFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
@@ -296,6 +297,39 @@ describe("readiness reports and enterprise-control history", () => {
   });
 });
 
+describe("page sizes and page ends, as docs/emulator.md states them", () => {
+  const documented = readFileSync(new URL("../../docs/emulator.md", import.meta.url), "utf8");
+
+  test("without a limit, readiness and history pages hold the documented default", async () => {
+    const readinessDefault = Number(/\*\*Readiness reports\*\*[^]*?default page size (\d+)/.exec(documented)![1]);
+    const historyDefault = Number(/\*\*Enterprise-controls history\*\*[^]*?default (\d+)/.exec(documented)![1]);
+    expect([readinessDefault, historyDefault]).toEqual([20, 20]);
+    expect((await sdk.readiness.list()).reports).toHaveLength(readinessDefault);
+    expect((await sdk.enterpriseControls.history()).changes).toHaveLength(historyDefault);
+  });
+
+  test("history paged by a size that divides the total ends on a full page that says so", async () => {
+    const count = (await sdk.enterpriseControls.history({ limit: 100 })).changes.length; // 57: fits one page
+    const size = [...Array(count).keys()].reverse().find((n) => n > 1 && count % n === 0) ?? 1;
+    const pages = await all(sdk.enterpriseControls.history({ limit: size }).pages());
+    expect(pages).toHaveLength(count / size);
+    expect(pages.at(-1)!.changes).toHaveLength(size);
+    expect(pages.at(-1)!.pagination).toEqual({ hasMore: false, nextCursor: null });
+  });
+});
+
+describe("methods", () => {
+  test("a path served with another method answers 405 with Allow naming the right one", async () => {
+    const response = await fetch(`${emulator.baseUrl}/api/v0/computers/${computer("build-box-eu-1")}`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${emulator.keys.owner}` },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET");
+    expect(await response.json()).toMatchObject({ status: 405, title: "Method Not Allowed" });
+  });
+});
+
 describe("enterprise-control history records changes", () => {
   test("every revision changes at least one setting from the one before", async () => {
     const changes = await all(sdk.enterpriseControls.history({ limit: 100 }));
@@ -324,6 +358,13 @@ describe("usage limits", () => {
     await sdk.usageLimits.setUserLimits([{ email: users[0]!.email, limit: 42 }]);
     expect(emulator.limits().get(users[0]!.email.toLowerCase())).toBe(42);
     expect(emulator.limits().get(users[1]!.email.toLowerCase())).toBe(1_001);
+  });
+
+  test("a limit of 0 is a limit like any other: applied, and read back as 0", async () => {
+    const user = emulator.org.users[2]!;
+    const result = await sdk.usageLimits.setUserLimits([{ email: user.email, limit: 0 }]);
+    expect(result).toMatchObject({ updated: [{ email: user.email, limit: 0 }], errors: [] });
+    expect(emulator.limits().get(user.email.toLowerCase())).toBe(0);
   });
 
   test("a negative limit (sent by hand: the SDK refuses it) breaks the spec's minimum: 400 naming it, nothing applied", async () => {

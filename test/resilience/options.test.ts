@@ -2,11 +2,13 @@
 // (at construction, and per call before anything is sent) with a ValidationError naming it and the range; a call's
 // deadline, timeout and signal apply from the moment it starts, also while an apiKey function is pending; a list
 // whose pages stay empty but keep saying "more" ends in PaginationError.
-import { afterAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { MAX_EMPTY_PAGES } from "../../src/core/pagination.js";
 import {
   APIConnectionTimeoutError,
   APIUserAbortError,
+  OrgAgent,
   PaginationError,
   ValidationError,
   type ClientOptions,
@@ -81,6 +83,25 @@ it.each([Number.NaN, -1, 1.5])("maxItems %s is refused when the list is asked fo
   const list = () => clientOf(server).enterpriseControls.history({}, { maxItems });
   expect(list).toThrow(/^options\.maxItems: .* expected an integer, 0 or more, or Infinity$/);
   expect(server.requests).toHaveLength(0);
+});
+
+it("an attempt times out after the documented default, 60 s, when no timeout is given", async () => {
+  const documented = /`timeout` per attempt \(default (\d+) s\)/.exec(readFileSync(new URL("../../README.md", import.meta.url), "utf8"));
+  const defaultMs = Number(documented![1]) * 1_000;
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    // A fetch that never answers: only the SDK's own timer can end the attempt.
+    const client = new OrgAgent({ apiKey: "test-key", baseUrl: "http://127.0.0.1:9", maxRetries: 0, logLevel: "off", fetch: () => new Promise(() => {}) });
+    let outcome: unknown;
+    client.computers.get("cmp_1").then((value) => (outcome = value), (error: unknown) => (outcome = error));
+    await vi.advanceTimersByTimeAsync(defaultMs - 1);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcome).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((outcome as Error).message).toContain(`after ${defaultMs} ms`);
+  } finally {
+    vi.useRealTimers();
+  }
 });
 
 describe("an apiKey function that is slow or never settles", () => {

@@ -84,6 +84,25 @@ describe("the API key never shows", () => {
     expect(leaks([error])).toEqual([]);
   });
 
+  it("a key of exactly 8 characters, the shortest treated as a secret, is scrubbed from the error and the log", async () => {
+    const key = "k8-chars";
+    const logger = captureLogger();
+    const body = JSON.stringify({ title: "Unauthorized", detail: `unknown key ${key}`, status: 401 });
+    const server = await scripted({ kind: "raw", status: 401, headers: { "content-type": "application/json" }, body });
+    const error = await rejection(clientOf(server, { apiKey: key, maxRetries: 0, logLevel: "debug", logger }).computers.get("cmp_1"));
+    expect(error.message).toContain("unknown key ***");
+    expect([error.message, String(error.body), ...logger.lines].filter((text) => text.includes(key))).toEqual([]);
+  });
+
+  it("a key echoed in a response header that is not named like a credential is scrubbed from every debug line", async () => {
+    const logger = captureLogger();
+    const headers = { "content-type": "application/json", "x-debug-echo": `Bearer ${SECRET}` };
+    const server = await scripted({ kind: "raw", headers, body: JSON.stringify(success("getComputer")) });
+    await clientOf(server, { logLevel: "debug", logger }).computers.get("cmp_1");
+    expect(logger.lines.some((line) => line.includes('"x-debug-echo":"Bearer ***"'))).toBe(true);
+    expect(leaks(logger.lines)).toEqual([]);
+  });
+
   it("a placeholder key under 8 characters is not scrubbed: replacing every `k` would garble the message", async () => {
     const body = JSON.stringify({ title: "Bad Request", detail: "check the limit", status: 400 });
     const server = await scripted({ kind: "raw", status: 400, headers: { "content-type": "application/json" }, body });
@@ -163,5 +182,14 @@ describe("logging", () => {
     expect(log).not.toMatch(/client-session-42|xak-|xat-|xcs-|xsi-|xas-|xpw-|server-session-77|xrt-/);
     expect(log).toContain('"X-Trace":"trace-visible-9"'); // a header that carries no credential is shown
     expect(server.requests[0]!.headers["x-api-key"]).toBe("xak-client-1");
+  });
+
+  it("redacts a credential header given for one call only", async () => {
+    const server = await scripted();
+    const logger = captureLogger();
+    await clientOf(server, { logger, logLevel: "debug" }).computers.get("cmp_1", { headers: { "x-api-key": "xak-call-7" } });
+    expect(logger.lines.join("\n")).toContain('"x-api-key":"***"');
+    expect(logger.lines.join("\n")).not.toContain("xak-call-7");
+    expect(server.requests[0]!.headers["x-api-key"]).toBe("xak-call-7");
   });
 });

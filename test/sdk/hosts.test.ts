@@ -92,6 +92,15 @@ describe("client.raw routes each path to its host", () => {
   });
 });
 
+it("host URLs may end in slashes: each request path is joined with exactly one", async () => {
+  const client = newClient({ baseUrl: `${base.url}/`, appUrl: `${app.url}//` });
+  expect([client.baseUrl, client.appUrl]).toEqual([base.url, app.url]);
+  await client.computers.get("sample-computerId");
+  await client.readiness.list();
+  expect(base.requests.map((r) => r.target)).toEqual([concretePath(operations.getComputer.path)]);
+  expect(app.requests.map((r) => r.target)).toEqual([operations.listReadinessReports.path]);
+});
+
 describe("missing appUrl", () => {
   it("is no error until a readiness call is made; other operations work", async () => {
     const client = newClient({ appUrl: undefined });

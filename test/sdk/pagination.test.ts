@@ -7,6 +7,7 @@ import { APIUserAbortError, OrgAgent, PaginationError, ValidationError } from ".
 import { MAX_EMPTY_PAGES } from "../../src/core/pagination.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { KINDS, idOf, list, makeItems, pagedApi, type Kind, type PagedApi, type PagedApiOptions } from "./support/paged-api.js";
+import { analyticsRange } from "../support/spec.js";
 
 const servers: Loopback[] = [];
 afterEach(async () => {
@@ -202,6 +203,18 @@ describe.each(["users", "history"] as const)("%s: empty pages that say there is 
     const seen = await collect(list(client, kind, 3));
     expect(seen.map((i) => idOf(kind, i))).toEqual(items.map((i) => idOf(kind, i)));
     expect(api.requests[kind]).toHaveLength(3 + 4);
+  });
+});
+
+describe.each(["users", "history"] as const)("%s: a caller's starting cursor", (kind) => {
+  it("counts as seen: a server answering with that same cursor is stopped after one fetch", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 6), { stuck: true }); // always answers cur_stuck
+    const pages =
+      kind === "users"
+        ? client.analytics.users({ ...analyticsRange(), limit: 3, cursor: "cur_stuck" })
+        : client.enterpriseControls.history({ limit: 3, cursor: "cur_stuck" });
+    await expect(collect(pages)).rejects.toThrow(/cursor "cur_stuck" twice/);
+    expect(api.requests[kind]).toHaveLength(1);
   });
 });
 

@@ -101,6 +101,22 @@ describe("analytics dates", () => {
   });
 });
 
+describe("the Gregorian calendar", () => {
+  // Every date here is outside the analytics window, so each is refused; the message tells which rule refused it.
+  it.each([
+    ["2100-02-29", false], // divisible by 100: no leap year
+    ["1900-02-29", false],
+    ["2027-02-29", false],
+    ["2000-02-29", true], // divisible by 400: a leap year
+    ["2028-02-29", true],
+  ] as const)("%s is a real calendar date: %s", async (date, real) => {
+    const error = await client.analytics.tokens({ startDate: date, endDate: date }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message.includes("a real calendar date")).toBe(!real);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
 describe("limit", () => {
   const usersLimit = operations.listAnalyticsUsers.params.limit.schema;
   const historyLimit = operations.listEnterpriseControlsHistory.params.limit.schema;
@@ -213,6 +229,15 @@ describe("request bodies", () => {
     await expectRejected(() => client.usageLimits.setUserLimits([{ email: "", limit: 1 }]), "users[0].email", "", [
       "at least 1",
     ]);
+  });
+
+  it("every item of an array is checked: a session tag without its name is named by its position", async () => {
+    await expectRejected(
+      () => client.sessions.create({ computerId: "cmp_1", sessionSettings: { tags: [{ name: "nightly" }, {} as { name: string }] } }),
+      "body.sessionSettings.tags[1].name",
+      undefined,
+      ["required"],
+    );
   });
 
   it("a message without text is rejected", async () => {
