@@ -11,8 +11,9 @@ import { bundle, runTimed } from "../support/child-process.js";
 import { seededPlan, startFaultServer } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
 import { stalledServer } from "./stalled-server.js";
+import { scaled } from "../support/scale.js";
 
-const CALLS = 1_050; // 70 per operation
+const CALLS = scaled(1_050); // 70 per operation
 const CONCURRENCY = 16;
 const SEED = 20261121;
 /** Every STALLED_EVERY-th call goes to the stalled server instead. */

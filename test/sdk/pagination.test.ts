@@ -209,7 +209,7 @@ describe.each(["users", "history"] as const)("%s: empty pages that say there is 
 describe.each(["users", "history"] as const)("%s: a caller's starting cursor", (kind) => {
   it("counts as seen: a server answering with that same cursor is stopped after one fetch", async () => {
     const { api, client } = await serve(kind, makeItems(kind, 6), { stuck: true }); // always answers cur_stuck
-    const pages =
+    const pages: AsyncIterable<unknown> =
       kind === "users"
         ? client.analytics.users({ ...analyticsRange(), limit: 3, cursor: "cur_stuck" })
         : client.enterpriseControls.history({ limit: 3, cursor: "cur_stuck" });

@@ -1,0 +1,17 @@
+// The suites Stryker runs against each mutant: the SDK's own (test/sdk, test/resilience, test/contract), in process.
+// The CLI, emulator, docs and report suites reach the SDK through child processes or a second layer, so they add
+// time per mutant but rarely a kill; type tests (`*.test-d.ts`) check types, which no mutant changes.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL("../..", import.meta.url)),
+    include: ["test/sdk/**/*.test.ts", "test/resilience/**/*.test.ts", "test/contract/**/*.test.ts"],
+    globalSetup: ["test/setup/prism.ts"],
+    // The load tests at a tenth of their size (test/support/scale.ts): Stryker reruns them for every mutant they reach.
+    env: { ORGAGENT_TEST_SCALE: "0.1" },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
