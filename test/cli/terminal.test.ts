@@ -302,6 +302,12 @@ function helpAfter(command: import("commander").Command): string {
   return text;
 }
 
+/**
+ * Whether a real-shell completion test runs: when its shell is installed, and always under CI (`.ci/run` installs
+ * bash-completion, zsh and fish), where a missing shell must fail the test rather than skip it.
+ */
+const shellPresent = (path: string) => existsSync(path) || process.env.CI === "true";
+
 describe.concurrent("shell completion, computed from the command tree", () => {
   test("completion bash|zsh|fish prints a script that calls `orgagent complete --` back", async () => {
     const runs = await Promise.all(["bash", "zsh", "fish"].map((shell) => orgagent(["completion", shell])));
@@ -326,7 +332,7 @@ describe.concurrent("shell completion, computed from the command tree", () => {
     expect(names(choices)).toEqual(["model"]);
   });
 
-  test.runIf(existsSync("/usr/share/bash-completion/bash_completion"))("bash completes a subcommand from its first letter", async () => {
+  test.runIf(shellPresent("/usr/share/bash-completion/bash_completion"))("bash completes a subcommand from its first letter", async () => {
     const script = [
       "source /usr/share/bash-completion/bash_completion",
       "source <(orgagent completion bash)",
@@ -336,13 +342,25 @@ describe.concurrent("shell completion, computed from the command tree", () => {
     expect((await runProcess("bash", ["-c", script], env)).stdout).toBe("tokens\ntools\n");
   });
 
-  test.runIf(existsSync("/usr/bin/fish"))("fish completes subcommands and --group-by values", async () => {
+  test.runIf(shellPresent("/usr/bin/fish"))("fish completes subcommands and --group-by values", async () => {
     const result = await runProcess("fish", ["-c", 'orgagent completion fish | source; complete -C "orgagent analytics to"; complete -C "orgagent analytics tools --group-by "'], env);
     expect(lines(result.stdout).map((line) => line.split("\t")[0])).toEqual(["tokens", "tools", "tool_name"]);
   });
 
-  test.runIf(existsSync("/usr/bin/zsh"))("the zsh script parses", async () => {
+  test.runIf(shellPresent("/usr/bin/zsh"))("the zsh script parses, and completes subcommands and --group-by values", async () => {
     const file = writeFile(dir, "_orgagent", (await orgagent(["completion", "zsh"])).stdout);
     expect(await runProcess("zsh", ["-n", file], env)).toMatchObject({ code: 0, stderr: "" });
+    // Outside an interactive shell there is no completion system: `compdef` is a no-op and `_describe`, which the
+    // script hands its candidates to, prints them (`name:description`) instead of offering them.
+    const script = [
+      "compdef() { :; }",
+      '_describe() { print -rl -- "${completions[@]}"; }',
+      `source ${file}`,
+      "words=(orgagent analytics to); CURRENT=3; _orgagent",
+      'words=(orgagent analytics tools --group-by ""); CURRENT=5; _orgagent',
+    ].join("\n");
+    const result = await runProcess("zsh", ["-c", script], env);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(lines(result.stdout).map((line) => line.split(":")[0])).toEqual(["tokens", "tools", "tool_name"]);
   });
 });
