@@ -28,6 +28,11 @@ import type {
   ToolsRow,
   UnknownHookInput,
   UsageLimitsUpdateResponse,
+  UserLimitEntry,
+  UserLimitEntryInput,
+  UserLimitFailure,
+  UserLimitsPartialResult,
+  UserLimitsProgress,
   UserLimitsResult,
   UserRow,
 } from "../../src/index.js";
@@ -37,21 +42,28 @@ import {
   APIError,
   APIUserAbortError,
   ComputerProvisioningError,
+  InvalidEntriesError,
   NotFoundError,
   OrgAgent,
   OrgAgentError,
   PagePromise,
   RedirectError,
   ResponseTooLargeError,
+  UserLimitsAbortedError,
+  ValidationError,
   WaitTimeoutError,
   dateRange,
   isKnownHookInput,
   parseHookInput,
   type APIPromise,
   type DateRange,
+  type PositionedEntry,
   type ProvisioningStep,
   type RequestContext,
+  type RequestOptions,
+  type SetUserLimitsOptions,
   type WaitOptions,
+  type WindowOptions,
   type WithResponse,
 } from "../../src/index.js";
 
@@ -262,6 +274,17 @@ describe("waiting and date ranges", () => {
     expectTypeOf(result).toEqualTypeOf<{ messageId: string; session: Session }>();
   });
 
+  it("sendMessageAndWait and waitUntilActive are plain promises of their results; onPoll sees each one's snapshot", () => {
+    expectTypeOf(
+      client.sessions.sendMessageAndWait("sess_1", { text: "hi" }, { onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Session>() }),
+    ).toEqualTypeOf<Promise<{ messageId: string; session: Session }>>();
+    expectTypeOf(
+      client.computers.waitUntilActive("cmp_1", { interval: 2_000, onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Computer>() }),
+    ).toEqualTypeOf<Promise<Computer>>();
+    expectTypeOf(client.sessions.sendMessageAndWait).parameter(2).toEqualTypeOf<WaitOptions<Session> | undefined>();
+    expectTypeOf(client.computers.waitUntilActive).parameter(1).toEqualTypeOf<WaitOptions<Computer> | undefined>();
+  });
+
   it("waitUntilActive resolves to a Computer; its errors carry the computer, the step and the snapshot", async () => {
     expectTypeOf(await client.computers.waitUntilActive("cmp_1")).toEqualTypeOf<Computer>();
     expectTypeOf<ComputerProvisioningError>().toMatchTypeOf<OrgAgentError>();
@@ -277,6 +300,76 @@ describe("waiting and date ranges", () => {
     expectTypeOf(dateRange.month("2026-10", { now: new Date() })).toEqualTypeOf<DateRange>();
     expectTypeOf(dateRange.yesterday({ now: 1_790_000_000_000 })).toEqualTypeOf<DateRange>();
     expectTypeOf((await client.analytics.tokens({ ...dateRange.lastDays(30), group_by: "model" })).data).toEqualTypeOf<CreditsGroupedRow[]>();
+  });
+});
+
+describe("bulk jobs", () => {
+  it("setUserLimits takes the entries and { concurrency, onProgress } with the request options, and resolves to the result", () => {
+    const entries: readonly UserLimitEntryInput[] = [{ email: "a@b.c", limit: 1 }];
+    const job = client.usageLimits.setUserLimits(entries, {
+      concurrency: 8,
+      onProgress: (progress) => expectTypeOf(progress).toEqualTypeOf<UserLimitsProgress>(),
+      signal: AbortSignal.timeout(60_000),
+      maxRetries: 3,
+    });
+    expectTypeOf(job).toEqualTypeOf<Promise<UserLimitsResult>>();
+    expectTypeOf(client.usageLimits.setUserLimits).parameter(1).toEqualTypeOf<SetUserLimitsOptions | undefined>();
+    expectTypeOf<SetUserLimitsOptions>().toMatchTypeOf<RequestOptions>();
+    expectTypeOf<SetUserLimitsOptions["concurrency"]>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<SetUserLimitsOptions["onProgress"]>().toEqualTypeOf<((progress: UserLimitsProgress) => void) | undefined>();
+  });
+
+  it("a progress report: the chunk's position of how many, its entries applied and not, and the running total", () => {
+    expectTypeOf<UserLimitsProgress>().toEqualTypeOf<{
+      chunk: number;
+      chunks: number;
+      updated: UserLimitEntry[];
+      errors: UserLimitFailure[];
+      done: number;
+      total: number;
+    }>();
+  });
+
+  it("an entry of errors is the API's { email, error } with the entry's position in the input, index", () => {
+    expectTypeOf<UserLimitFailure>().toEqualTypeOf<{ email: string; error: string; index: number }>();
+    expectTypeOf<UserLimitsResult>().toEqualTypeOf<{ updated: UserLimitEntry[]; errors: UserLimitFailure[] }>();
+  });
+
+  it("UserLimitsAbortedError is an APIUserAbortError whose partial holds every entry in one of four lists, each with its index", () => {
+    expectTypeOf<UserLimitsAbortedError>().toMatchTypeOf<APIUserAbortError>();
+    expectTypeOf<UserLimitsAbortedError["partial"]>().toEqualTypeOf<UserLimitsPartialResult>();
+    expectTypeOf<UserLimitsPartialResult>().toEqualTypeOf<{
+      updated: UserLimitEntry[];
+      errors: UserLimitFailure[];
+      notSent: PositionedEntry[];
+      uncertain: PositionedEntry[];
+    }>();
+    expectTypeOf<PositionedEntry>().toEqualTypeOf<{ email: string; limit: number; index: number }>();
+    // What was not sent, or may not have been applied, can be sent again as it is.
+    const error: unknown = new Error();
+    if (error instanceof UserLimitsAbortedError) {
+      expectTypeOf(error.partial.notSent[0]?.index).toEqualTypeOf<number | undefined>();
+      expectTypeOf(client.usageLimits.setUserLimits([...error.partial.notSent, ...error.partial.uncertain])).toEqualTypeOf<
+        Promise<UserLimitsResult>
+      >();
+    }
+  });
+
+  it("InvalidEntriesError is a ValidationError listing every bad entry with its position", () => {
+    expectTypeOf<InvalidEntriesError>().toMatchTypeOf<ValidationError>();
+    expectTypeOf<InvalidEntriesError["entries"]>().toEqualTypeOf<
+      ReadonlyArray<{ readonly index: number; readonly error: ValidationError }>
+    >();
+  });
+
+  it("analytics.users takes { concurrency } beside maxItems and signal, and gives the same page promise", async () => {
+    const list = client.analytics.users({ ...dates, limit: 100 }, { concurrency: 8, maxItems: 1_000, signal: AbortSignal.timeout(60_000) });
+    expectTypeOf(list).toEqualTypeOf<PagePromise<AnalyticsUsersResponse, UserRow>>();
+    expectTypeOf(await list).toEqualTypeOf<AnalyticsUsersResponse>();
+    for await (const row of list) expectTypeOf(row).toEqualTypeOf<UserRow>();
+    for await (const page of list.pages({ withResponse: true })) expectTypeOf(page).toEqualTypeOf<WithResponse<AnalyticsUsersResponse>>();
+    expectTypeOf(await list.toArray({ limit: 10 })).toEqualTypeOf<UserRow[]>();
+    expectTypeOf<WindowOptions["concurrency"]>().toEqualTypeOf<number | undefined>();
   });
 });
 
@@ -323,6 +416,42 @@ describe("calls that must not compile", () => {
     // @ts-expect-error the error's operationId is a string, not a number
     const id: number | undefined = new APIError(404, new Headers(), {}).operationId;
     void id;
+  });
+
+  it("rejects wrong bulk-job options, entries and results", () => {
+    const entries = [{ email: "a@b.c", limit: 1 }];
+    // @ts-expect-error concurrency is a number, not a string
+    void client.usageLimits.setUserLimits(entries, { concurrency: "4" });
+    // @ts-expect-error onProgress hears a UserLimitsProgress, not a number
+    void client.usageLimits.setUserLimits(entries, { onProgress: (done: number) => done });
+    // @ts-expect-error a progress report has no index (its errors each have one)
+    void client.usageLimits.setUserLimits(entries, { onProgress: (progress) => progress.index });
+    // @ts-expect-error onProgress is a function
+    void client.usageLimits.setUserLimits(entries, { onProgress: true });
+    // @ts-expect-error every entry needs its email, not only the first
+    void client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }, { limit: 2 }]);
+    // @ts-expect-error the entries are an array, even for one
+    void client.usageLimits.setUserLimits({ email: "a@b.c", limit: 1 });
+    // @ts-expect-error the chunk size is the spec's maxItems, not an option
+    void client.usageLimits.setUserLimits(entries, { chunkSize: 50 });
+    // @ts-expect-error an error entry's index is a number
+    const where: string = ({} as UserLimitFailure).index;
+    void where;
+    // @ts-expect-error a plain APIUserAbortError has no partial result
+    void new APIUserAbortError().partial;
+    // @ts-expect-error an entry of partial.notSent says where it was as index, not position
+    void ({} as UserLimitsAbortedError).partial.notSent[0]?.position;
+    // @ts-expect-error concurrency of analytics.users is a number
+    void client.analytics.users(dates, { concurrency: "8" });
+    // @ts-expect-error only analytics.users is cut into date windows: readiness.list takes no concurrency
+    void client.readiness.list({ limit: 20 }, { concurrency: 4 });
+    // @ts-expect-error waitUntilActive's onPoll sees a Computer, not a Session
+    void client.computers.waitUntilActive("cmp_1", { onPoll: (session: Session) => session.sessionId });
+    // @ts-expect-error sendMessageAndWait resolves to { messageId, session }, not the session alone
+    const idle: Promise<Session> = client.sessions.sendMessageAndWait("sess_1", { text: "hi" });
+    void idle;
+    // @ts-expect-error sendMessageAndWait's body needs its text
+    void client.sessions.sendMessageAndWait("sess_1", { images: [] });
   });
 
   it("rejects wrong parameters", () => {
