@@ -2,6 +2,7 @@
 // variables (checked here, so that a bad value is named as the user typed it).
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
+import { DEFAULTS } from "../core/options.js";
 import { OrgAgent, type LogLevel, type Logger } from "../index.js";
 import { CliError, EXIT, HostUnreachableError, type FailureContext } from "./errors.js";
 import { Output, type Io } from "./output.js";
@@ -11,7 +12,11 @@ interface GlobalOptions {
   baseUrl?: string;
   appUrl?: string;
   debug?: boolean;
+  requestTimeout?: number;
 }
+
+/** The SDK's time limit of one attempt, in the CLI's unit (whole seconds). */
+export const REQUEST_TIMEOUT_DEFAULT = DEFAULTS.timeout / 1000;
 
 const LOG_LEVELS = ["off", "error", "warn", "info", "debug"];
 // Failures that mean nothing listens there (or no such host): the CLI reports them at once instead of retrying.
@@ -28,6 +33,10 @@ export class Context implements FailureContext {
   keySource = "ORGAGENT_API_KEY";
   hostSource = "ORGAGENT_BASE_URL (or --base-url)";
   origin: string | undefined;
+  requestTimeout = REQUEST_TIMEOUT_DEFAULT;
+  timeoutSource: string | undefined;
+  /** Requests sent to each URL in this run (the SDK's retries included). */
+  private readonly sent = new Map<string, number>();
 
   constructor(
     readonly io: Io,
@@ -50,6 +59,10 @@ export class Context implements FailureContext {
     this.keySource = source("apiKey", "--api-key", "ORGAGENT_API_KEY");
     const host = appHost ? { key: "appUrl", flag: "--app-url", variable: "ORGAGENT_APP_URL" } as const : { key: "baseUrl", flag: "--base-url", variable: "ORGAGENT_BASE_URL" } as const;
     this.hostSource = source(host.key, host.flag, host.variable);
+    if (options.requestTimeout !== undefined) {
+      this.requestTimeout = options.requestTimeout;
+      this.timeoutSource = source("requestTimeout", "--request-timeout", "ORGAGENT_REQUEST_TIMEOUT");
+    }
     if (!options.apiKey) {
       throw new CliError("no API key.", EXIT.usage, "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).");
     }
@@ -65,6 +78,7 @@ export class Context implements FailureContext {
       apiKey: options.apiKey,
       baseUrl: appHost ? (options.baseUrl && isHttpUrl(options.baseUrl) ? options.baseUrl : url) : url,
       appUrl: appHost ? url : options.appUrl && isHttpUrl(options.appUrl) ? options.appUrl : undefined,
+      timeout: this.requestTimeout * 1000,
       logLevel: this.logLevel(options.debug),
       logger: this.logger(),
       fetch: (input, init) => this.fetch(input, init),
@@ -88,9 +102,15 @@ export class Context implements FailureContext {
     return { error: write, warn: write, info: write, debug: write };
   }
 
+  /** How many requests this run sent to `url`. */
+  attempts(url: string): number {
+    return this.sent.get(url) ?? 0;
+  }
+
   private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const url = new URL(input instanceof Request ? input.url : input);
     this.origin = url.origin;
+    this.sent.set(url.href, this.attempts(url.href) + 1);
     try {
       return await fetch(input, init);
     } catch (error) {

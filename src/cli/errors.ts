@@ -51,6 +51,12 @@ export interface FailureContext {
   hostSource: string;
   /** Origin of the last request sent. */
   origin: string | undefined;
+  /** The time limit of one request, in seconds. */
+  requestTimeout: number;
+  /** Where that limit came from (`--request-timeout` or `ORGAGENT_REQUEST_TIMEOUT`); undefined for the default. */
+  timeoutSource: string | undefined;
+  /** How many requests the run sent to a URL, retries included. */
+  attempts(url: string): number;
 }
 
 export interface Explained {
@@ -81,7 +87,19 @@ export function explain(error: unknown, context: FailureContext): Explained {
     return result(`${error.message} (not retried).`, `${check} ${context.hostSource}.`, EXIT.error);
   }
   if (error instanceof APIConnectionTimeoutError) {
-    return result(`no answer from ${context.origin ?? "the API"}: ${lower(error.message)}`, `Check ${context.hostSource} and the network, or try again later.`, EXIT.error);
+    const origin = context.origin ?? "the API";
+    const check = `Check ${context.hostSource} and the network, or try again later`;
+    if (!/^Request timed out/.test(error.message)) return result(`no answer from ${origin}: ${lower(error.message)}`, `${check}.`, EXIT.error);
+    // The SDK's "Request timed out after 1000 ms": in the CLI's unit, with the flag or variable that set it and
+    // the SDK's retries counted.
+    const limit = `${context.requestTimeout} s${context.timeoutSource ? ` (${context.timeoutSource})` : ", the default"}`;
+    const attempts = error.url ? context.attempts(error.url) : 0;
+    const where = error.operationId ? ` [${error.operationId}: ${error.method} ${error.url}]` : "";
+    return result(
+      `no answer from ${origin} within ${limit}${attempts > 1 ? `, ${attempts} attempts` : ""}${where}.`,
+      `${check}; --request-timeout SECONDS gives each request longer.`,
+      EXIT.error,
+    );
   }
   if (error instanceof APIConnectionError) {
     return result(`cannot reach ${context.origin ?? "the API"}: ${error.message.replace(/^Connection error: /, "")}`, `Check ${context.hostSource} and the network.`, EXIT.error);

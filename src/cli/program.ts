@@ -5,11 +5,11 @@ import { Command, CommanderError, Help, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { analyticsCommands } from "./analytics.js";
 import { computerCommands } from "./computers.js";
-import { Context, commandPath } from "./context.js";
+import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
-import { examples } from "./options.js";
+import { examples, seconds } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
 import { reportCommand } from "./report.js";
@@ -33,6 +33,11 @@ export function buildProgram(context: Context): Command {
     .addOption(new Option("--api-key <key>", "API key or JWT").env("ORGAGENT_API_KEY"))
     .addOption(new Option("--base-url <url>", "API host, e.g. https://api.example.com").env("ORGAGENT_BASE_URL"))
     .addOption(new Option("--app-url <url>", "app host, which serves readiness reports").env("ORGAGENT_APP_URL"))
+    .addOption(
+      new Option("--request-timeout <seconds>", `give up on a request after this many seconds; the SDK retries reads up to twice (default: ${REQUEST_TIMEOUT_DEFAULT})`)
+        .env("ORGAGENT_REQUEST_TIMEOUT")
+        .argParser(seconds("--request-timeout")),
+    )
     .option("--debug", "log every request and answer on stderr, credentials redacted (or set ORGAGENT_LOG=debug)")
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

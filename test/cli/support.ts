@@ -19,6 +19,10 @@ export interface Run {
   stderr: string;
   /** Wall time of the run, in ms. */
   ms: number;
+  /** performance.now() when the process started, when stderr last received output, and when the process exited. */
+  startedAt: number;
+  stderrAt: number | undefined;
+  exitedAt: number | undefined;
 }
 
 /** Bundles src/cli.ts (as the package ships it); resolves to a temporary directory for the test's files and the bundle's path. */
@@ -39,9 +43,17 @@ export function runProcess(file: string, args: readonly string[], env: NodeJS.Pr
   if (input !== undefined) child.stdin!.end(input);
   let stdout = "";
   let stderr = "";
+  let stderrAt: number | undefined;
+  let exitedAt: number | undefined;
   child.stdout!.on("data", (chunk) => (stdout += chunk));
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - started })));
+  child.stderr!.on("data", (chunk) => {
+    stderr += chunk;
+    stderrAt = performance.now();
+  });
+  child.on("exit", () => (exitedAt = performance.now()));
+  return new Promise((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr, ms: performance.now() - started, startedAt: started, stderrAt, exitedAt })),
+  );
 }
 
 /** Runs `command` (a shell command line) under bash with pipefail: for pipelines such as `orgagent … | head -1`. */

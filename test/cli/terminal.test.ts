@@ -2,7 +2,7 @@
 // the CLI's own words with their exit codes, help, --version, --debug, and shell completion.
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -45,6 +45,30 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A loopback server that accepts connections, reads the requests and never answers; it counts what it holds. */
+async function stalledServer() {
+  const sockets = new Set<Socket>();
+  let requests = 0;
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("data", (chunk) => (requests += (chunk.toString("latin1").match(/^(GET|PUT|POST) \//gm) ?? []).length));
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return requests;
+    },
+    /** Sockets still open on the server's side, `ms` after asking (a closed client's FIN takes a moment to arrive). */
+    async openAfter(ms: number): Promise<number> {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return sockets.size;
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 describe.concurrent("a pipe closed early ends the command quietly", () => {
@@ -214,6 +238,49 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     expect(debug.stderr.match(/\[orgagent\] → GET/g)).toHaveLength(1);
   });
 
+  test("a server that accepts and never answers: --request-timeout 1 gives up after 3 attempts of 1 s, prints one error and exits at once, leaving no socket open", async () => {
+    const [flagServer, variableServer] = await Promise.all([stalledServer(), stalledServer()]);
+    try {
+      const [flag, variable] = await Promise.all([
+        orgagent(["computers", "get", "cmp_1", "--request-timeout", "1"], { ORGAGENT_BASE_URL: flagServer.url }),
+        orgagent(["computers", "by-name", "build-box-eu-1"], { ORGAGENT_BASE_URL: variableServer.url, ORGAGENT_REQUEST_TIMEOUT: "1" }),
+      ]);
+      for (const [run, server, source, call] of [
+        [flag, flagServer, "--request-timeout", "getComputer: GET /api/v0/computers/cmp_1"],
+        [variable, variableServer, "ORGAGENT_REQUEST_TIMEOUT", "getComputerByName: GET /api/v0/computers/name/build-box-eu-1"],
+      ] as const) {
+        expect([run.code, run.stdout]).toEqual([1, ""]);
+        const [operation, path] = call.split(": GET ");
+        expect(twoLines(run)).toEqual({
+          cause: `orgagent: no answer from ${server.url} within 1 s (${source}), 3 attempts [${operation}: GET ${server.url}${path}].`,
+          hint: "Check ORGAGENT_BASE_URL and the network, or try again later; --request-timeout SECONDS gives each request longer.",
+        });
+        // Three attempts of a second, with the SDK's back-off between them (0.5 s, then 1 s, at most) and Node's
+        // start on a loaded machine: not the default's three minutes, nor even its first attempt's 60 s.
+        expect(server.requests).toBe(3);
+        const ms = run.exitedAt! - run.startedAt;
+        expect(ms).toBeGreaterThan(3_000);
+        expect(ms).toBeLessThan(20_000);
+        // The error is the last thing the process does: no socket or timer keeps it alive.
+        expect(run.exitedAt! - run.stderrAt!).toBeLessThan(1_000);
+        expect(await server.openAfter(200)).toBe(0);
+      }
+    } finally {
+      await Promise.all([flagServer.close(), variableServer.close()]);
+    }
+  });
+
+  test("--request-timeout and ORGAGENT_REQUEST_TIMEOUT take whole seconds, 1 or more (exit 2, nothing sent)", async () => {
+    const [fraction, zero, variable] = await Promise.all([
+      orgagent(["computers", "get", "x", "--request-timeout", "0.5"]),
+      orgagent(["computers", "get", "x", "--request-timeout", "0"]),
+      orgagent(["computers", "get", "x"], { ORGAGENT_REQUEST_TIMEOUT: "1m" }),
+    ]);
+    expect([fraction.code, zero.code, variable.code]).toEqual([2, 2, 2]);
+    for (const run of [fraction, zero, variable]) expect(twoLines(run).cause).toContain("--request-timeout takes whole seconds, 1 or more");
+    expect(twoLines(variable).cause).toContain("ORGAGENT_REQUEST_TIMEOUT");
+  });
+
   test("401 says which variable or flag holds the key and which roles analytics need", async () => {
     const [variable, flag] = await Promise.all([
       orgagent(["analytics", "tokens", "--days", "2"], { ORGAGENT_API_KEY: "wrong-key-123" }),
@@ -278,6 +345,18 @@ describe.concurrent("help and --version", () => {
     expect(code).toBe(0);
     for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
     expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
+    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
+  });
+
+  test("docs/cli.md's configuration table names every global flag with its variable", () => {
+    const program = buildProgram(new Context({ stdout: new PassThrough(), stderr: new PassThrough() }));
+    const table = readFileSync(join(root, "docs/cli.md"), "utf8").split("## Configuration")[1]!.split("\n## ")[0]!;
+    const globals = program.options.filter((option) => !["--help", "--version"].includes(option.long!));
+    expect(globals.map((option) => option.long)).toContain("--request-timeout");
+    for (const option of globals) {
+      const variable = option.envVar ?? (option.long === "--debug" ? "ORGAGENT_LOG" : undefined);
+      expect(table, option.long).toMatch(new RegExp(`\\| \`${variable}\` \\| \`${option.long}\` \\|`));
+    }
   });
 
   test("every command's help has Examples and the global flags; required flags are marked; durations say their unit", () => {
