@@ -432,14 +432,19 @@ describe("readiness and controls", () => {
     for (const row of rows) expect(row[2]).not.toBe("");
   });
 
-  test("controls diff REV [REV]: each changed setting with its two values, and only those", async () => {
+  test("controls diff REV [REV]: each changed setting with its two values, and every changed setting is listed", async () => {
     const changes: EnterpriseControlChange[] = [];
     for await (const change of sdk.enterpriseControls.history({ limit: 100 })) changes.push(change);
     const settingsOf = (revision: number) => changes.find((c) => c.revision === revision)!.settings;
-    const [one, two] = await Promise.all([orgagent(["controls", "diff", "14", "--json"]), orgagent(["controls", "diff", "10", "14", "--json"])]);
-    expect([one.code, two.code]).toEqual([0, 0]);
-    for (const [result, from, to] of [[one, 13, 14], [two, 10, 14]] as const) {
-      const diff = JSON.parse(result.stdout) as Array<{ setting: string; before?: unknown; after?: unknown }>;
+    const latest = changes[0]!.revision;
+    const pairs = [[13, 14], [10, 14], [14, 10], [1, latest]] as const;
+    const runs = await Promise.all([
+      orgagent(["controls", "diff", "14", "--json"]),
+      ...pairs.slice(1).map(([from, to]) => orgagent(["controls", "diff", String(from), String(to), "--json"])),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    for (const [i, [from, to]] of pairs.entries()) {
+      const diff = JSON.parse(runs[i]!.stdout) as Array<{ setting: string; before?: unknown; after?: unknown }>;
       expect(diff.length).toBeGreaterThan(0);
       const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
       for (const { setting, before, after } of diff) {
@@ -447,6 +452,8 @@ describe("readiness and controls", () => {
         expect(after).toEqual(at(settingsOf(to), setting));
         expect(isDeepStrictEqual(before, after)).toBe(false);
       }
+      // Nothing missing: the listed settings are exactly the leaves a deep diff of the two snapshots finds.
+      expect(diff.map((change) => change.setting), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
     }
     const table = await orgagent(["controls", "diff", "14"]);
     expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
@@ -460,6 +467,26 @@ describe("readiness and controls", () => {
     expect(bad.stderr).toContain("<revision> takes a whole number");
   });
 });
+
+/**
+ * The dotted names of the settings that differ between two snapshots, sorted: objects are walked key by key, lists
+ * and scalars compared whole (docs/cli.md); a setting that is an object on one side only differs in each of its
+ * leaves.
+ */
+function changedSettings(before: unknown, after: unknown, path = ""): string[] {
+  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+  const name = (key: string) => (path ? `${path}.${key}` : key);
+  if (isObject(before) && isObject(after)) {
+    const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+    return keys.flatMap((key) => changedSettings(before[key], after[key], name(key))).sort();
+  }
+  if (isObject(before) || isObject(after)) {
+    const [object, other] = isObject(before) ? [before, after] : [after as Record<string, unknown>, before];
+    const leaves = changedSettings(object, Object.fromEntries(Object.keys(object).map((key) => [key, undefined])), path);
+    return [...leaves, ...(other === undefined ? [] : [path])].sort();
+  }
+  return isDeepStrictEqual(before, after) ? [] : [path];
+}
 
 describe("sessions and computers (these move the emulator's clock)", () => {
   test("create, send, wait until idle, read the reply", async () => {
