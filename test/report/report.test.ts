@@ -170,17 +170,25 @@ describe("fetching", () => {
   test("the calls run concurrently, and progress counts the parts and the /users pages", async () => {
     let inFlight = 0;
     let most = 0;
+    let usersInFlight = 0;
+    let mostUsers = 0;
     const counting: typeof fetch = async (...args) => {
+      const input = args[0];
+      const users = new URL(input instanceof Request ? input.url : input).pathname.endsWith("/analytics/users");
       most = Math.max(most, ++inFlight);
+      if (users) mostUsers = Math.max(mostUsers, ++usersInFlight);
       try {
         return await fetch(...args);
       } finally {
         inFlight--;
+        if (users) usersInFlight--;
       }
     };
     await buildAnalyticsReport(client({ fetch: counting }), range);
     // Five analytics calls, the previous period's credits and the first /users page, all at once.
     expect(most).toBeGreaterThanOrEqual(6);
+    // And /users itself is paged through concurrently (date windows), not as one chain of pages.
+    expect(mostUsers).toBeGreaterThanOrEqual(2);
 
     expect(progress.map((p) => p.done)).toEqual([...progress.map((p) => p.done)].sort((a, b) => a - b));
     expect(progress.at(-1)).toMatchObject({ done: 6, total: 6 });
