@@ -498,9 +498,10 @@ export interface webhooks {
          * @description Not an HTTP request: the JSON object the agent client writes to a hook command's standard input. Nothing is
          *     sent to or from the service; this entry only describes the shape so that generators emit types for it.
          *
-         *     Every event carries `hook_event_name`, `session_id` and `cwd`; a `Notification` (the agent awaits input)
-         *     adds `message`, and a `SessionEnd` adds `reason` where applicable (values seen: `error`, `other`). Event
-         *     names seen: `Notification`, `Stop` (the agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`.
+         *     Every event seen so far carries `hook_event_name`, `session_id` and `cwd`; a `Notification` (the agent awaits
+         *     input) adds `message`, and a `SessionEnd` adds `reason` where applicable (values seen: `error`, `other`). Event
+         *     names seen: `Notification`, `Stop` (the agent finished), `SubagentStop`, `SessionEnd`, `PostToolUse`. For
+         *     these five, `session_id` and `cwd` are always present; for any other event only `hook_event_name` is.
          *     Hook executions are reported in analytics (`hooks_invocations`, `hooks_by_event`).
          */
         post: operations["receiveHookInput"];
@@ -1492,9 +1493,12 @@ export type CustomModel = {
     enableThinking?: boolean | undefined;
     /** @description Whether the model lacks image support. */
     noImageSupport?: boolean | undefined;
-    /** @description Extra HTTP headers sent to the endpoint. */
+    /**
+     * CustomModelExtraHeaders
+     * @description Extra HTTP headers sent to the endpoint, keyed by header name.
+     */
     extraHeaders?: {
-        [key: string]: unknown;
+        [key: string]: string;
     } | undefined;
     /** @description Extra arguments sent to the endpoint. */
     extraArgs?: {
@@ -2218,24 +2222,26 @@ export type KnownHookEventName = "Notification" | "Stop" | "SubagentStop" | "Ses
 /**
  * HookInputOtherEvent
  * @description Hook input of an event other than the known five (`KnownHookEventName`): the agent client has more events, and
- *     may add others. It carries the common fields; other fields may appear.
+ *     may add others. Only `hook_event_name` is guaranteed: `session_id` and `cwd` have been sent with every event seen
+ *     so far, but an event other than the known five may lack them. Other fields may appear.
  */
 export type HookInputOtherEvent = {
-    /** @description Event that ran the hook; any name except the known five. */
+    /** @description Event that ran the hook; any non-empty name except the known five. */
     hook_event_name: string;
-    /** @description Id of the agent session. */
-    session_id: string;
-    /** @description Working directory of the agent session. */
-    cwd: string;
+    /** @description Id of the agent session. Sent with every event seen so far; not guaranteed for other events. */
+    session_id?: string | undefined;
+    /** @description Working directory of the agent session. Sent with every event seen so far; not guaranteed for other events. */
+    cwd?: string | undefined;
 } & {
     [key: string]: unknown;
 };
 /**
  * HookInput
- * @description The JSON object the agent client writes to a hook command's standard input. Every event carries
- *     `hook_event_name`, `session_id` and `cwd`; `Notification` adds `message` and `SessionEnd` may add `reason`.
- *     `hook_event_name` tells the variants apart: one of the known five is a `KnownHookInput`, any other event a
- *     `HookInputOtherEvent`. Other fields may appear.
+ * @description The JSON object the agent client writes to a hook command's standard input. Every input carries a non-empty
+ *     `hook_event_name`, which tells the variants apart: one of the known five is a `KnownHookInput`, any other event a
+ *     `HookInputOtherEvent`. The known five always carry `session_id` and `cwd`; `Notification` adds `message` and
+ *     `SessionEnd` may add `reason`. Other events have carried `session_id` and `cwd` so far, but only
+ *     `hook_event_name` is guaranteed for them. Other fields may appear.
  */
 export type HookInput = KnownHookInput | HookInputOtherEvent;
 /**

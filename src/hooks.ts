@@ -32,8 +32,24 @@ export type HookInput = KnownHookInput | UnknownHookInput;
 const rules: Readonly<Record<string, FieldRule>> = hookInputs;
 
 /**
+ * The rule of an event the spec does not name (its `HookInputOtherEvent`): the fields every known event carries
+ * (`session_id`, `cwd`) keep their types when present, but none is required, since a new event may lack them.
+ */
+const otherEventRule: FieldRule = { type: "object", properties: sharedFields(Object.values(rules)) };
+
+function sharedFields(known: readonly FieldRule[]): Record<string, FieldRule> {
+  const shared: Record<string, FieldRule> = {};
+  for (const [name, rule] of Object.entries(known[0]?.properties ?? {})) {
+    if (name !== "hook_event_name" && known.every((event) => event.required?.includes(name))) shared[name] = rule;
+  }
+  return shared;
+}
+
+/**
  * Checks a hook command's input (already parsed from JSON) and types it by `hook_event_name`.
- * Throws ValidationError for a non-object, a missing event name, or a known event missing a required field.
+ * Throws ValidationError for a non-object, a missing or empty event name, a known event missing a required field,
+ * or a field of the wrong type. An event the spec does not name needs only its name: `session_id` and `cwd` are
+ * checked when present.
  */
 export function parseHookInput(value: unknown): HookInput {
   if (!isRecord(value)) throw new ValidationError("hookInput", value, "a JSON object");
@@ -41,8 +57,7 @@ export function parseHookInput(value: unknown): HookInput {
   if (typeof event !== "string" || !event) {
     throw new ValidationError("hookInput.hook_event_name", event, "a non-empty string naming the event");
   }
-  const rule = Object.hasOwn(rules, event) ? rules[event] : undefined;
-  if (rule) checkField(rule, value, "hookInput");
+  checkField(Object.hasOwn(rules, event) ? rules[event]! : otherEventRule, value, "hookInput");
   return value as unknown as HookInput;
 }
 

@@ -156,6 +156,31 @@ describe("names and words for every generator", () => {
     expect(unnamed).toEqual([]);
   });
 
+  it("types a map's values wherever they are known, and leaves any JSON only where nothing says what they are", () => {
+    // Each of these is "any JSON" in every generated model (quicktype notes it cannot infer a type for it).
+    const freeForm: string[] = [];
+    for (const [name, schema] of Object.entries<any>(spec.components.schemas)) {
+      for (const [property, sub] of Object.entries<any>(schema.properties ?? {})) {
+        if (sub.additionalProperties === true && !sub.properties) freeForm.push(`${name}.${property}`);
+      }
+    }
+    expect(freeForm.sort()).toEqual([
+      "CustomModel.extraArgs",
+      "EnterpriseControlSettings.enabledPlugins",
+      "EnterpriseControlSettings.extraKnownMarketplaces",
+      "EnterpriseControlSettings.mcpAutonomyOverrides",
+      "EnterpriseControlSettings.userModelPolicies",
+      "SessionSettingsInput.childInclusiveTokenUsageBySessionId",
+      "SessionTag.metadata",
+    ]);
+    // HTTP header values are strings.
+    expect(spec.components.schemas.CustomModel.properties.extraHeaders).toMatchObject({
+      type: "object",
+      title: "CustomModelExtraHeaders",
+      additionalProperties: { type: "string" },
+    });
+  });
+
   it("gives every webhook an operationId that reads as an operation (a verb first)", () => {
     for (const [name, item] of Object.entries<any>(spec.webhooks)) {
       expect(item.post.operationId, name).toMatch(/^(receive|read|send|handle|apply)[A-Z]/);

@@ -1,5 +1,7 @@
 // parseHookInput: the JSON a hook command reads on stdin, checked against the spec's rules for each known event
-// (the examples of the spec's `hookInput` webhook are the inputs), with unknown events passed through.
+// (the examples of the spec's `hookInput` webhook are the inputs), with unknown events passed through when their
+// name is all they carry, or their session_id and cwd are strings. test/contract/payloads.test.ts holds the same
+// inputs against the spec's HookInput schema.
 import { describe, expect, it } from "vitest";
 import { hookInputs } from "../../generated/spec-tables.js";
 import { ValidationError, isKnownHookInput, parseHookInput } from "../../src/index.js";
@@ -76,8 +78,17 @@ describe("unknown events", () => {
     expect(isKnownHookInput(input)).toBe(false);
   });
 
-  it("need no session_id or cwd (their fields are not known)", () => {
+  it("need no session_id or cwd (the spec's HookInputOtherEvent requires only the name)", () => {
     expect(parseHookInput({ hook_event_name: "SomethingNew" })).toEqual({ hook_event_name: "SomethingNew" });
+    expect(parseHookInput({ hook_event_name: "SomethingNew", cwd: "/work" })).toEqual({ hook_event_name: "SomethingNew", cwd: "/work" });
+  });
+
+  it.each(["session_id", "cwd"])("with a %s that is not a string are a ValidationError naming it, as under the spec", (field) => {
+    for (const value of [5, null, { id: "sess_1" }]) {
+      const error = catchError(() => parseHookInput({ hook_event_name: "PreCompact", [field]: value }));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toBe(`hookInput.${field}`);
+    }
   });
 
   it("do not match a known name by prototype tricks", () => {
