@@ -126,7 +126,8 @@ export class UsageLimits {
    * each error names the entry's position (`index`), and entries of a chunk that failed come back in `errors` with
    * the reason, so every entry is accounted for. Every bad entry is reported at once (InvalidEntriesError) before
    * anything is sent. Throws the failure itself when nothing was or may have been applied (a 401 on the first chunk,
-   * say), and UserLimitsAbortedError, carrying what was done, when aborted part-way. `onProgress` hears of each chunk.
+   * say), and UserLimitsAbortedError, carrying what was done, when aborted part-way or when `onProgress` throws.
+   * `onProgress` hears of each chunk.
    */
   setUserLimits(users: readonly api.UserLimitEntryInput[], options?: SetUserLimitsOptions): Promise<UserLimitsResult> {
     return setUserLimits(this.#client, users, options);

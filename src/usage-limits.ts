@@ -49,7 +49,11 @@ export interface SetUserLimitsOptions extends RequestOptions {
    * and a chunk refused with 429 is sent again. Entries for the same e-mail are applied in input order whatever it is.
    */
   concurrency?: number | undefined;
-  /** Called as each chunk completes (in the order they complete), with its outcome and the running total. */
+  /**
+   * Called as each chunk completes (in the order they complete), with its outcome and the running total. If it
+   * throws, nothing more is sent, the chunks in flight finish, and the call rejects with UserLimitsAbortedError
+   * (what was done, and what it threw as the cause).
+   */
   onProgress?: ((progress: UserLimitsProgress) => void) | undefined;
 }
 
@@ -61,13 +65,22 @@ export interface UserLimitsPartialResult extends UserLimitsResult {
   uncertain: PositionedEntry[];
 }
 
-/** setUserLimits was aborted after it had started sending: `partial` says what was applied and what was not. */
+/**
+ * setUserLimits was stopped by its caller after it had started sending: its `signal` aborted (`cause` is the signal's
+ * reason), or its `onProgress` threw (`cause` is what it threw). `partial` says what was applied and what was not.
+ */
 export class UserLimitsAbortedError extends APIUserAbortError {
   override name = "UserLimitsAbortedError";
-  constructor(readonly partial: UserLimitsPartialResult) {
+  constructor(
+    readonly partial: UserLimitsPartialResult,
+    stoppedBy: { signal: AbortSignal } | { onProgress: unknown },
+  ) {
+    const byCallback = "onProgress" in stoppedBy;
     super(
-      `Request was aborted: ${partial.updated.length} limits applied, ${partial.errors.length} not applied, ` +
+      `${byCallback ? "setUserLimits stopped: onProgress threw (its error is the cause)" : APIUserAbortError.of(stoppedBy.signal).message}: ` +
+        `${partial.updated.length} limits applied, ${partial.errors.length} not applied, ` +
         `${partial.uncertain.length} in flight (may have been applied), ${partial.notSent.length} not sent.`,
+      { cause: byCallback ? stoppedBy.onProgress : stoppedBy.signal.reason },
     );
   }
 }
@@ -130,7 +143,7 @@ export async function setUserLimits(
   if (onProgress !== undefined && typeof onProgress !== "function") {
     throw new ValidationError("options.onProgress", typeof onProgress, "a function", `a ${typeof onProgress}`);
   }
-  if (signal?.aborted) throw new APIUserAbortError();
+  if (signal?.aborted) throw APIUserAbortError.of(signal);
 
   const size = usersRule.maxItems ?? users.length;
   const chunks = Array.from({ length: Math.ceil(users.length / size) }, (_, i) => ({ start: i * size, entries: users.slice(i * size, (i + 1) * size) }));
@@ -138,21 +151,26 @@ export async function setUserLimits(
   const states: ChunkState[] = chunks.map(() => ({ kind: "waiting" }));
   // The call's own signal ends every chunk at once (in flight, or waiting for its turn) through the limiter.
   const controller = new AbortController();
-  const onAbort = () => controller.abort();
+  const onAbort = () => controller.abort(signal!.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
   let stop: { error: unknown } | undefined;
+  /** What onProgress threw: the job sends nothing more and is not told of again. */
+  let thrown: { error: unknown } | undefined;
   let done = 0;
 
   /** Reports a chunk that completed (answered, or failed); called before its place goes to another chunk. */
   const complete = (i: number) => {
     done += chunks[i]!.entries.length;
-    if (!onProgress) return;
+    if (!onProgress || thrown) return;
     const { updated, errors } = outcomeOf(states[i]!, chunks[i]!, stop);
     try {
       onProgress({ chunk: i, chunks: chunks.length, updated, errors, done, total: users.length });
     } catch (error) {
-      halt(error); // the caller's own error ends the call like a failure, and is what it throws
+      // The caller's own code stopped the job, as an abort would: the chunks in flight finish, and the call rejects
+      // with what was done, so nothing applied is lost to it.
+      thrown = { error };
+      halt(error);
     }
   };
   /** Records a chunk's failure; one that is not about its content stops the job before another chunk is sent. */
@@ -213,14 +231,15 @@ export async function setUserLimits(
   chunks.forEach((chunk, i) => {
     const state = states[i]!;
     if (state.kind === "sending") result.uncertain.push(...positioned(chunk));
-    else if (state.kind === "notSent" && (!stop || controller.signal.aborted)) result.notSent.push(...positioned(chunk));
+    else if (state.kind === "notSent" && (!stop || thrown || controller.signal.aborted)) result.notSent.push(...positioned(chunk));
     else {
       const { updated, errors } = outcomeOf(state, chunk, stop);
       result.updated.push(...updated);
       result.errors.push(...errors);
     }
   });
-  if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result);
+  if (thrown) throw new UserLimitsAbortedError(result, { onProgress: thrown.error });
+  if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result, { signal: controller.signal });
   if (stop && !(stop.error instanceof OrgAgentError)) throw stop.error;
   // Nothing applied, nothing that may have been: the call failed as a single call would, with the same error.
   const untouched = states.every((state) => state.kind === "notSent" || (state.kind === "failed" && surelyRefused(state.error)));

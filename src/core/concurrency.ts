@@ -48,7 +48,10 @@ export class ConcurrencyLimiter {
   constructor(
     /** The most calls at once, never exceeded. */
     readonly max: number,
-    /** Aborts the job: every waiting call is rejected with APIUserAbortError, every running call is aborted. */
+    /**
+     * Aborts the job: every waiting call is rejected with APIUserAbortError, every running call is aborted; the
+     * signal's reason is each error's cause.
+     */
     private readonly signal?: AbortSignal,
   ) {
     this.#window = max;
@@ -79,7 +82,7 @@ export class ConcurrencyLimiter {
       let refused = false;
       const controller = new AbortController();
       this.#calls.add(controller);
-      if (this.signal?.aborted) controller.abort();
+      if (this.signal?.aborted) controller.abort(this.signal.reason);
       try {
         const result = await call({
           signal: controller.signal,
@@ -125,7 +128,7 @@ export class ConcurrencyLimiter {
   }
 
   #acquire(priority: number): Promise<void> {
-    if (this.signal?.aborted) return Promise.reject(new APIUserAbortError());
+    if (this.signal?.aborted) return Promise.reject(APIUserAbortError.of(this.signal));
     return new Promise((resolve, reject) => {
       // Sorted by priority, first come first served within one: the queue is at most a job's units long.
       let at = this.#waiting.length;
@@ -155,7 +158,9 @@ export class ConcurrencyLimiter {
   #abort() {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.dropWaiting(new APIUserAbortError());
-    for (const call of this.#calls) call.abort();
+    // The job's reason goes on to every call, so each one's APIUserAbortError has it as its cause.
+    const reason: unknown = this.signal?.reason;
+    this.dropWaiting(APIUserAbortError.of(this.signal));
+    for (const call of this.#calls) call.abort(reason);
   }
 }

@@ -11,7 +11,7 @@
 // pages (7 at 8 at once, 3 at 16), from the rows per day of the windows done so far: one day each until a week is
 // done. And none is longer than a worker's share of the days left, so no long chain runs alone at the end.
 import { ConcurrencyLimiter } from "./concurrency.js";
-import { ValidationError } from "./errors.js";
+import { APIUserAbortError, ValidationError } from "./errors.js";
 import { checkNumber } from "./options.js";
 import { itemsOf, type FetchAnswer, type FetchPage, type PageSource, type PaginationRule } from "./pagination.js";
 import type { WithResponse } from "./response.js";
@@ -83,11 +83,15 @@ async function* windowPages<Page>(
   chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
 ): AsyncGenerator<WithResponse<Page>, void, undefined> {
   const { concurrency, signal } = job;
-  // Ends every call in flight, and every call waiting for its turn, when the caller stops, aborts or a window fails.
+  // Ends every call in flight, and every call waiting for its turn, when the caller stops, aborts or a window fails;
+  // the caller's abort passes its reason on, so every call's APIUserAbortError has it as its cause.
   const controller = new AbortController();
-  const stop = () => controller.abort();
-  signal?.addEventListener("abort", stop, { once: true });
-  if (signal?.aborted) stop();
+  const stop = (reason?: unknown) => {
+    controller.abort(reason);
+    wake?.();
+  };
+  const onAbort = () => stop(signal!.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
   const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
   const windows: Array<Window<Page> | undefined> = [];
   let nextDay = range.first;
@@ -99,6 +103,7 @@ async function* windowPages<Page>(
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
   const targetRows = Math.max(1, (PAGES_HELD - concurrency) / concurrency) * job.pageSize;
+  if (signal?.aborted) stop(signal.reason);
 
   const open = (): Window<Page> => {
     const left = range.last - nextDay + 1;
@@ -131,7 +136,7 @@ async function* windowPages<Page>(
       }
     } catch (error) {
       failure ??= { error };
-      stop();
+      stop(error);
     } finally {
       window.busy = false;
       pulling--;
@@ -156,6 +161,7 @@ async function* windowPages<Page>(
     pump();
     for (;;) {
       if (failure) throw failure.error;
+      if (controller.signal.aborted) throw APIUserAbortError.of(controller.signal);
       const window = windows[head] ?? (nextDay <= range.last ? open() : undefined);
       if (!window) return; // every window read
       if (!window.busy && !window.done && !window.pages.length) pump();
@@ -173,7 +179,7 @@ async function* windowPages<Page>(
       }
     }
   } finally {
-    signal?.removeEventListener("abort", stop);
+    signal?.removeEventListener("abort", onAbort);
     stop();
     for (const window of windows) void window?.chain?.return().catch(() => {});
   }

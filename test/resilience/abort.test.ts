@@ -4,7 +4,7 @@
 // listener and no timer, and print no MaxListenersExceededWarning.
 import { getEventListeners } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
-import { APIUserAbortError } from "../../src/index.js";
+import { APIUserAbortError, UserLimitsAbortedError } from "../../src/index.js";
 import { captureLogger, leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted, serve } from "./support.js";
 import { scaled } from "../support/scale.js";
@@ -127,6 +127,53 @@ describe("the abort's cause is the signal's reason: a timeout tells itself from 
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error.cause.name).toBe("TimeoutError");
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe("bulk jobs: every abort is an APIUserAbortError whose cause is the signal's reason", () => {
+  const DAYS = { startDate: "2026-03-01", endDate: "2026-03-20", limit: 100 };
+  const limits = (count: number) => Array.from({ length: count }, (_, i) => ({ email: `user${i}@acme-robotics.example`, limit: 100 }));
+
+  it("analytics.users with concurrency: AbortSignal.timeout while the windows are in flight", async () => {
+    const server = await serve(() => ({ kind: "stall" }));
+    const error = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 8, signal: AbortSignal.timeout(50) }).toArray());
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause.name).toBe("TimeoutError");
+    expect(error.message).toBe("Request was aborted: its signal timed out (AbortSignal.timeout)");
+    expect(server.requests.length).toBeGreaterThan(1); // several windows were in flight
+  });
+
+  it("analytics.users with concurrency: abort(reason) before anything is sent, and while windows wait for their turn", async () => {
+    const reason = new Error("shutting down");
+    const server = await serve(() => ({ kind: "stall" }));
+    const before = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 4, signal: AbortSignal.abort(reason) }).toArray());
+    expect(before).toBeInstanceOf(APIUserAbortError);
+    expect(before.cause).toBe(reason);
+    expect(server.requests).toHaveLength(0);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(reason), 30);
+    const during = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 2, signal: controller.signal }).toArray());
+    expect(during).toBeInstanceOf(APIUserAbortError);
+    expect(during.cause).toBe(reason);
+  });
+
+  it("setUserLimits with an already aborted signal: nothing sent, the reason as cause", async () => {
+    const reason = new Error("shutting down");
+    const server = await serve(() => ({ kind: "stall" }));
+    const error = await rejection(clientOf(server).usageLimits.setUserLimits(limits(3), { signal: AbortSignal.abort(reason) }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause).toBe(reason);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("setUserLimits aborted in flight: UserLimitsAbortedError with the partial result and the signal's reason", async () => {
+    const server = await serve(() => ({ kind: "stall" }));
+    const error = await rejection(clientOf(server).usageLimits.setUserLimits(limits(250), { concurrency: 2, signal: AbortSignal.timeout(50) }));
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error.cause.name).toBe("TimeoutError");
+    expect(error.message).toMatch(/^Request was aborted: its signal timed out \(AbortSignal\.timeout\): 0 limits applied/);
+    expect([error.partial.uncertain.length, error.partial.notSent.length]).toEqual([200, 50]);
   });
 });
 

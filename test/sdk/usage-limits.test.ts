@@ -395,16 +395,64 @@ describe("progress", () => {
     expect(progress.find((p) => p.errors.some((e) => /^not applied: 422/.test(e.error)))).toBeDefined();
   });
 
-  it("an exception thrown by onProgress stops the job and is what the call throws", async () => {
+  it("an exception thrown by onProgress stops sending; the call rejects with what was done and the exception as cause", async () => {
     const boom = new Error("progress bar broke");
-    await expect(
-      client.usageLimits.setUserLimits(entries(CHUNK * 4), {
+    const input = entries(CHUNK * 4, 9);
+    const error = await client.usageLimits
+      .setUserLimits(input, {
         onProgress: () => {
           throw boom;
         },
-      }),
-    ).rejects.toBe(boom);
+      })
+      .catch((e: unknown) => e);
     expect(chunkSizes).toEqual([CHUNK]);
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error).toMatchObject({ cause: boom, message: expect.stringMatching(/^setUserLimits stopped: onProgress threw .*: 89 limits applied, 11 not applied, 0 in flight \(may have been applied\), 300 not sent\.$/) });
+    const { partial } = error as UserLimitsAbortedError;
+    // The chunk it was told of was applied, and nothing of it is lost; the rest were never sent.
+    expect(partial.updated).toEqual(input.slice(0, CHUNK).filter(known));
+    expect(partial.errors.map((e) => e.index)).toEqual(input.slice(0, CHUNK).flatMap((e, index) => (known(e) ? [] : [index])));
+    expect(partial.uncertain).toEqual([]);
+    expect(partial.notSent).toEqual(input.slice(CHUNK).map((e, i) => ({ ...e, index: CHUNK + i })));
+  });
+
+  it("with chunks in flight when onProgress throws: they finish and are in the partial result; it is not called again", async () => {
+    delayMs = 20;
+    const input = entries(CHUNK * 9);
+    let calls = 0;
+    const error = (await client.usageLimits
+      .setUserLimits(input, {
+        concurrency: 3,
+        onProgress: () => {
+          calls++;
+          throw new Error("progress bar broke");
+        },
+      })
+      .catch((e: unknown) => e)) as UserLimitsAbortedError;
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(calls).toBe(1);
+    const { partial } = error;
+    expect(partial.uncertain).toEqual([]);
+    // Every chunk that reached the server is applied in the result, every other one is not sent: nothing is lost.
+    expect(partial.updated.length).toBe(chunkSizes.length * CHUNK);
+    expect(chunkSizes.length).toBeGreaterThanOrEqual(2);
+    expect(chunkSizes.length).toBeLessThanOrEqual(3);
+    expect(partial.updated.length + partial.notSent.length).toBe(input.length);
+  });
+
+  it("an exception thrown by onProgress for the last chunk: everything was applied, and the result is in the error", async () => {
+    const boom = new Error("progress bar broke");
+    const input = entries(CHUNK + 5);
+    const error = (await client.usageLimits
+      .setUserLimits(input, {
+        onProgress: ({ done, total }) => {
+          if (done === total) throw boom;
+        },
+      })
+      .catch((e: unknown) => e)) as UserLimitsAbortedError;
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.cause).toBe(boom);
+    expect(error.partial).toEqual({ updated: input, errors: [], uncertain: [], notSent: [] });
   });
 });
 
