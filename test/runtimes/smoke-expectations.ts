@@ -38,6 +38,13 @@ const tokensGrouped = named("getAnalyticsTokens", (page) => page.data.every((row
 const usersMiddle = first("listAnalyticsUsers");
 const usersLast = named("listAnalyticsUsers", (page) => page.meta.has_more === false);
 const sessionIdle = named("getSession", (session) => session.status === "idle");
+const computerActive = first("getComputer");
+const computerFailed = named("getComputer", (computer) => computer.status === "error");
+const failedStep = computerFailed.value.provisioningSteps.find((step: Json) => step.error !== undefined);
+const limitsAnswer = first("setUserLimits");
+/** The days of the smoke's range: with 2 windows at once over 2 days, each day is a window of its own. */
+const rangeDays = [tokensDaily.meta.start_date, tokensDaily.meta.end_date] as string[];
+if (Date.parse(rangeDays[1]!) - Date.parse(rangeDays[0]!) !== 86_400_000) throw new Error(`the smoke's range is not 2 days: ${rangeDays}`);
 
 export function smokeConfig(prismUrl: string, stalledUrl: string) {
   return {
@@ -47,7 +54,12 @@ export function smokeConfig(prismUrl: string, stalledUrl: string) {
     appUrl: prismUrl,
     startDate: tokensDaily.meta.start_date as string,
     endDate: tokensDaily.meta.end_date as string,
-    examples: { groupedTokens: tokensGrouped.name, lastUsersPage: usersLast.name, idleSession: sessionIdle.name },
+    examples: {
+      groupedTokens: tokensGrouped.name,
+      lastUsersPage: usersLast.name,
+      idleSession: sessionIdle.name,
+      failedComputer: computerFailed.name,
+    },
   };
 }
 
@@ -59,6 +71,27 @@ export const expectedSummary = {
   readinessReportIds: first("listReadinessReports").reports.map((report: Json) => report.reportId),
   sessionStatus: first("createSession").status,
   waited: { status: sessionIdle.value.status, lastWeekDays: 7 },
+  // The first poll is answered with the idle session: the wait ends there.
+  sentAndWaited: { messageId: first("sendSessionMessage").messageId, status: sessionIdle.value.status, polled: [sessionIdle.value.status] },
+  activeComputer: { id: computerActive.id, status: computerActive.status, polled: [computerActive.status] },
+  failedProvisioning: {
+    errorClass: "ComputerProvisioningError",
+    computerStatus: "error",
+    stepId: failedStep.id,
+    stepError: failedStep.error,
+  },
+  // Two chunks (100 and 50 entries), each answered with the same example: its limits once per chunk, no errors.
+  limits: {
+    reports: [0, 1].map((chunk) => ({ chunk, chunks: 2, total: 150, updated: limitsAnswer.updated.length, errors: 0 })),
+    done: 150,
+    updatedEmails: [...limitsAnswer.updated, ...limitsAnswer.updated].map((entry: Json) => entry.email),
+    errors: [],
+  },
+  // Each window: the first page of /users, then (from its cursor) the last.
+  windowed: {
+    userIds: rangeDays.flatMap(() => [...usersMiddle.data, ...usersLast.value.data].map((row: Json) => row.user_id)),
+    ranges: rangeDays.map((day) => `${day}..${day}`),
+  },
   messageRole: first("getSessionMessage").role,
   computerName: first("getComputerByName").name,
   rawComputerId: first("getComputer").id,

@@ -11,6 +11,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
+  ComputerProvisioningError,
   NotFoundError,
   OrgAgent,
   OrgAgentError,
@@ -23,6 +24,8 @@ import {
   type CreditsGroupedRow,
   type ReadinessReport,
   type Session,
+  type UserLimitsProgress,
+  type UserLimitsResult,
   type UserRow,
   type WithResponse,
 } from "orgagent";
@@ -36,10 +39,11 @@ export interface SmokeConfig {
   endDate: string;
   /**
    * Prism serves the first example of a response unless a request names another (`Prefer: example=…`): the
-   * grouped `/tokens` call asks for the grouped example, and requests that continue a list from a cursor ask for
-   * the last page of `/users`, so iterating the list ends as a real one does.
+   * grouped `/tokens` call asks for the grouped example, requests that continue a list from a cursor ask for
+   * the last page of `/users`, so iterating the list ends as a real one does, waits on a session ask for the idle
+   * session, and a wait on a computer that fails asks for the computer whose install step failed.
    */
-  examples: { groupedTokens: string; lastUsersPage: string; idleSession: string };
+  examples: { groupedTokens: string; lastUsersPage: string; idleSession: string; failedComputer: string };
   /**
    * A server that holds requests: `/never/…` are never answered, `/endless/…` get headers and a body that never
    * ends; `/held` says how many requests it holds on connections still open; `/redirect/…` redirects to the same
@@ -58,6 +62,24 @@ export interface SmokeSummary {
   sessionStatus: Session["status"];
   /** What waitUntilIdle resolved to, and how many days dateRange.lastDays(7) spans. */
   waited: { status: Session["status"]; lastWeekDays: number };
+  /** sendMessageAndWait: the id of the message sent, the session it waited for, and the status of each poll. */
+  sentAndWaited: { messageId: string; status: Session["status"]; polled: Session["status"][] };
+  /** waitUntilActive on an active computer (the status of each poll), and on one whose install step failed. */
+  activeComputer: { id: string; status: Computer["status"]; polled: Computer["status"][] };
+  failedProvisioning: { errorClass: string; computerStatus: Computer["status"]; stepId: string | undefined; stepError: string | undefined };
+  /**
+   * setUserLimits in two chunks at once: each chunk's progress report (by chunk: how many of its entries were
+   * applied and not), the running total of the last report, and the merged result (e-mails applied; errors with
+   * their positions).
+   */
+  limits: {
+    reports: { chunk: number; chunks: number; total: number; updated: number; errors: number }[];
+    done: number;
+    updatedEmails: string[];
+    errors: { index: number; email: string }[];
+  };
+  /** analytics.users cut into date windows, 2 at once: the rows in the order they came, and the date ranges asked for. */
+  windowed: { userIds: string[]; ranges: string[] };
   messageRole: string;
   computerName: string;
   rawComputerId: string;
@@ -168,6 +190,71 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
   });
   const week: DateRange = dateRange.lastDays(7);
 
+  // Sending and waiting: Prism answers the send with its example, and every poll of the session with the idle
+  // session (asked for on the session's GETs only: the send has no example of that name).
+  const idleOnPoll: typeof fetch = (input, init) => {
+    const request = new Request(input, init);
+    if (request.method !== "GET" || !/\/sessions\/[^/]+$/.test(new URL(request.url).pathname)) return continuesFromCursor(input, init);
+    request.headers.set("Prefer", `code=200, example=${config.examples.idleSession}`);
+    return continuesFromCursor(request);
+  };
+  const sessionsPolled: Session["status"][] = [];
+  const answered: { messageId: string; session: Session } = await new OrgAgent({ ...options, fetch: idleOnPoll }).sessions.sendMessageAndWait(
+    session.sessionId,
+    { text: "Why is CI red?" },
+    { interval: 100, timeout: 10_000, onPoll: (snapshot) => sessionsPolled.push(snapshot.status) },
+  );
+
+  // Waiting on a computer: Prism's first example is active, so the first poll settles the wait. A computer whose
+  // install step failed ends the wait with ComputerProvisioningError, naming the step.
+  const computersPolled: Computer["status"][] = [];
+  const active: Computer = await client.computers.waitUntilActive(computer.id, {
+    interval: 100,
+    timeout: 10_000,
+    onPoll: (snapshot) => computersPolled.push(snapshot.status),
+  });
+  let failedProvisioning: SmokeSummary["failedProvisioning"] | undefined;
+  try {
+    await client.computers.waitUntilActive(computer.id, {
+      interval: 100,
+      timeout: 10_000,
+      headers: { Prefer: `code=200, example=${config.examples.failedComputer}` },
+    });
+  } catch (error) {
+    if (!(error instanceof ComputerProvisioningError)) throw error;
+    failedProvisioning = { errorClass: error.name, computerStatus: error.computer.status, stepId: error.step?.id, stepError: error.step?.error };
+  }
+  if (!failedProvisioning) throw new Error("expected a ComputerProvisioningError");
+
+  // Bulk limits: 150 entries go as two chunks of the spec's maxItems (100), both at once. Prism checks each chunk
+  // against the spec (a chunk it refused would be in errors) and answers each with the spec's first example.
+  const limitEntries = Array.from({ length: 150 }, (_, i) => ({ email: `person-${i}@acme-robotics.com`, limit: 1_000 * i }));
+  const limitReports: UserLimitsProgress[] = [];
+  const limitsSet: UserLimitsResult = await client.usageLimits.setUserLimits(limitEntries, {
+    concurrency: 2,
+    onProgress: (progress) => limitReports.push(progress),
+  });
+  const limits: SmokeSummary["limits"] = {
+    reports: [...limitReports]
+      .sort((a, b) => a.chunk - b.chunk)
+      .map(({ chunk, chunks, total, updated, errors }) => ({ chunk, chunks, total, updated: updated.length, errors: errors.length })),
+    done: limitReports[limitReports.length - 1]?.done ?? 0,
+    updatedEmails: limitsSet.updated.map((entry) => entry.email),
+    errors: limitsSet.errors.map(({ index, email }) => ({ index, email })),
+  };
+
+  // A /users list in date windows, 2 at once: each window is paged through by its own cursor chain (the request
+  // with a cursor gets the last page), and the rows come window by window in date order.
+  const ranges = new Set<string>();
+  const recordsRanges: typeof fetch = (input, init) => {
+    const url = new URL(new Request(input, init).url);
+    ranges.add(`${url.searchParams.get("startDate")}..${url.searchParams.get("endDate")}`);
+    return continuesFromCursor(input, init);
+  };
+  const windowedUsers: UserRow[] = [];
+  const windowedList = new OrgAgent({ ...options, fetch: recordsRanges }).analytics.users({ ...range, limit: 2 }, { concurrency: 2 });
+  for await (const user of windowedList) windowedUsers.push(user);
+
   // The raw openapi-fetch client, typed by the spec's paths.
   const raw = await client.raw.GET("/api/v0/computers/{computerId}", {
     params: { path: { computerId: computer.id } },
@@ -266,6 +353,11 @@ export async function runSmoke(config: SmokeConfig): Promise<SmokeSummary> {
     readinessReportIds: reports.map((report) => report.reportId),
     sessionStatus: session.status,
     waited: { status: idle.status, lastWeekDays: (Date.parse(week.endDate) - Date.parse(week.startDate)) / 86_400_000 + 1 },
+    sentAndWaited: { messageId: answered.messageId, status: answered.session.status, polled: sessionsPolled },
+    activeComputer: { id: active.id, status: active.status, polled: computersPolled },
+    failedProvisioning,
+    limits,
+    windowed: { userIds: windowedUsers.map((user) => user.user_id), ranges: [...ranges].sort() },
     messageRole: message.role,
     computerName: computer.name,
     rawComputerId: raw.data.id,
@@ -294,6 +386,22 @@ export function wrongUsesDoNotCompile(client: OrgAgent): void {
   void client.sessions.sendMessage("sess_1", { text: 42 });
   // @ts-expect-error wait intervals are milliseconds, a number
   void client.sessions.waitUntilIdle("sess_1", { interval: "1s" });
+  // @ts-expect-error a computer's wait polls Computers, not Sessions
+  void client.computers.waitUntilActive("cmp_1", { onPoll: (session: Session) => session.sessionId });
+  // @ts-expect-error sendMessageAndWait resolves to { messageId, session }
+  const idle: Promise<Session> = client.sessions.sendMessageAndWait("sess_1", { text: "hi" });
+  void idle;
+  // @ts-expect-error onProgress hears a progress report, not a number
+  void client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }], { onProgress: (done: number) => done });
+  // @ts-expect-error concurrency is a number
+  void client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }], { concurrency: "2" });
+  // @ts-expect-error every entry needs its email
+  void client.usageLimits.setUserLimits([{ limit: 1 }]);
+  // @ts-expect-error an error's position is a number
+  const position: string = ({} as UserLimitsResult).errors[0]!.index;
+  void position;
+  // @ts-expect-error the windows of /users are a number of them at once
+  void client.analytics.users({ startDate: "2026-03-02", endDate: "2026-03-03" }, { concurrency: "2" });
   // @ts-expect-error a month is "YYYY-MM" text
   void dateRange.month(202610);
   // @ts-expect-error a path the spec does not have
