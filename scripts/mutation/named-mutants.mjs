@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The named mutants: sixteen regressions found by hand (issue 18), each a one-line change to the source, and the
+// The named mutants: sixteen regressions found by hand, each a one-line change to the source, and the
 // test files that must fail on it. Stryker (npm run test:mutation) covers the SDK's own files; this also covers the
 // emulator and module-level constants, which Stryker leaves out (see test/mutation/README.md).
 //

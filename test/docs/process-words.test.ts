@@ -93,6 +93,19 @@ describe("no words about how the package was made", () => {
     expect(found).toEqual([]);
   });
 
+  test("the scripts' comments name no issue of the tracker (a contributor reads them as documentation)", () => {
+    const scripts = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? scripts(join(dir, entry.name)) : /\.(mjs|js|ts)$/.test(entry.name) ? [join(dir, entry.name)] : [],
+      );
+    const found = scripts(join(root, "scripts")).flatMap((file) =>
+      readFileSync(file, "utf8")
+        .split("\n")
+        .flatMap((line, index) => (/\bissues? #?\d+/i.test(line) ? [`${relative(root, file)}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+
   test("README.md, which stays a page for users: under 15 KB, the depth in docs/", () => {
     const readme = readFileSync(join(root, "README.md"));
     expect(readme.byteLength).toBeLessThan(15 * 1024);
