@@ -1,21 +1,28 @@
 // The real-world payloads the generated models must decode: the emulator's answers to every operation (both the
-// daily and the grouped form where there is a `group_by`), the hook-input examples of the spec, and hook inputs of
-// events the spec does not name. Each carries the schema names its body is typed by in the spec.
+// daily and the grouped form where there is a `group_by`), payloads as they occur in the field that the emulator
+// does not produce (./real-world.ts: activity of an unlisted client type, hooks settings as settings files hold
+// them), the hook-input examples of the spec, and hook inputs of events the spec does not name. Each carries the
+// schema names its body is typed by in the spec.
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import type { Emulator } from "../../src/emulator/index.js";
 import { resourceClientOf } from "../../src/client.js";
 import { OrgAgent } from "../../src/index.js";
 import { deref, hookInputExamples, operationObject } from "../support/spec.js";
+import { realWorldPayloads } from "./real-world.js";
 
 export interface Payload {
   /** Unique, file-name safe. */
   id: string;
-  /** The operation it answers, or `hookInput`. */
-  source: OperationId | "hookInput";
+  /** The operation it answers, or the hook payload it is (`hookInput`, `hooksSettings`). */
+  source: OperationId | HookPayloadKind;
   /** Schema names (components.schemas) the body may be: one, or the variants of an `anyOf`/`oneOf`. */
   types: string[];
   body: unknown;
 }
+
+/** The hook payloads: not HTTP, described as the spec's webhooks. */
+export type HookPayloadKind = "hookInput" | "hooksSettings";
+export const isHookPayload = (payload: Payload) => payload.source === "hookInput" || payload.source === "hooksSettings";
 
 const DAY = 86_400_000;
 const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
@@ -85,15 +92,16 @@ export async function collectPayloads(emulator: Emulator): Promise<Payload[]> {
     { name: "UserPromptSubmit", value: { hook_event_name: "UserPromptSubmit", session_id: "ses_01", cwd: "/srv/app", prompt: "hi" } },
   ];
   for (const { name, value } of hookInputs) payloads.push({ id: `hook-${name}`, source: "hookInput", types: ["HookInput"], body: value });
+  payloads.push(...realWorldPayloads);
   return payloads;
 }
 
-/** The operations whose payloads all decoded, given the ids that did. */
+/** The operations whose payloads all decoded, and the hook payloads (inputs and settings) that did, given the ids that did. */
 export function decodedOperations(payloads: Payload[], decoded: ReadonlySet<string>): { operations: number; hooks: number } {
   const byOperation = new Map<string, boolean>();
   let hooks = 0;
   for (const payload of payloads) {
-    if (payload.source === "hookInput") hooks += decoded.has(payload.id) ? 1 : 0;
+    if (isHookPayload(payload)) hooks += decoded.has(payload.id) ? 1 : 0;
     else byOperation.set(payload.source, (byOperation.get(payload.source) ?? true) && decoded.has(payload.id));
   }
   return { operations: [...byOperation.values()].filter(Boolean).length, hooks };

@@ -1,8 +1,10 @@
 // The published spec in outside generators' hands, as users of other languages would take it: quicktype →
 // Python, Go and Rust models from the spec's schemas, and four TypeScript HTTP-client generators from the per-host
 // bundles. Every output must build with no warning, carry no invented type name, decode the emulator's real answers
-// to all 15 operations and hook inputs of known and unknown events, and (the clients) call all 15 operations on the
-// right host. The spec files read here are the ones the package exports (`npm run test:package` checks they are
+// to all 15 operations, payloads as they occur in the field (an unlisted client type, hooks settings without
+// timeouts and with matchers) and hook inputs of known and unknown events, and (the clients) call all 15 operations
+// on the right host. quicktype's notes on values the spec leaves free-form (any JSON) are counted apart from
+// warnings. The spec files read here are the ones the package exports (`npm run test:package` checks they are
 // byte-identical). Generated code goes to dist/codegen/, never into git.
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hosts, operations, type OperationId } from "../../generated/spec-tables.js";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { root } from "../package/consumer-project.js";
-import { callContext, collectPayloads, decodedOperations, type Payload } from "./answers.js";
+import { callContext, collectPayloads, decodedOperations, isHookPayload, type Payload } from "./answers.js";
 import { buildClient, generators, runClient, typecheckPayloads } from "./clients.js";
 import { go, python, rust, writeJsonSchema, type ModelResult } from "./models.js";
 
@@ -21,12 +23,17 @@ const operationCount = Object.keys(operations).length;
 
 let emulator: Emulator;
 let payloads: Payload[];
-const hookCount = () => payloads.filter((payload) => payload.source === "hookInput").length;
+/** Hook inputs and hooks settings: the two webhook payloads. */
+const hookCount = () => payloads.filter(isHookPayload).length;
+/** The schemas of the webhook payloads: a generator that reads only `paths` emits neither. */
+const WEBHOOK_TYPES = ["HookInput", "HooksSettings"];
 
 interface Row {
   pair: string;
   built: boolean;
   warnings: number;
+  /** quicktype's "cannot infer this type" notes on values the spec leaves free-form (any JSON): not warnings. */
+  notes: number;
   decoded: number;
   hooks: number | string;
   called?: number;
@@ -80,7 +87,7 @@ describe("quicktype models", () => {
     const result: ModelResult = await make(spec, join(out, "schema.json"), join(out, "quicktype", language.toLowerCase()), payloads);
     const { operations: decoded, hooks } = decodedOperations(payloads, result.decoded);
     const invented = inventedNames(result.files);
-    rows.push({ pair: `quicktype → ${language}`, built: result.built, warnings: result.warnings.length, decoded, hooks, invented });
+    rows.push({ pair: `quicktype → ${language}`, built: result.built, warnings: result.warnings.length, notes: result.freeFormNotes, decoded, hooks, invented });
 
     expect(result.warnings).toEqual([]);
     expect(result.buildOutput.trim(), "build output").toBe("");
@@ -120,14 +127,15 @@ describe("TypeScript clients from the per-host bundles", () => {
       };
       const called = Object.keys(operations).filter(onRightHost).length;
       const invented = inventedNames(generated);
-      // Hook inputs are `webhooks`; a generator that reads only `paths` emits no type for them.
-      const hooksNote = typed.missing.includes("HookInput") ? "no webhook types" : hooks;
-      rows.push({ pair: `${name} → TypeScript`, built: compiled === "", warnings: warnings.length, decoded, hooks: hooksNote, called, invented });
+      // Hook payloads are `webhooks`; a generator that reads only `paths` emits no type for them.
+      const noWebhookTypes = WEBHOOK_TYPES.every((type) => typed.missing.includes(type));
+      const hooksNote = noWebhookTypes ? "no webhook types" : hooks;
+      rows.push({ pair: `${name} → TypeScript`, built: compiled === "", warnings: warnings.length, notes: 0, decoded, hooks: hooksNote, called, invented });
 
       expect(warnings).toEqual([]);
       expect(compiled).toBe("");
       expect(invented).toEqual([]);
-      expect(typed.missing.filter((type) => type !== "HookInput")).toEqual([]);
+      expect(typed.missing.filter((type) => !(noWebhookTypes && WEBHOOK_TYPES.includes(type)))).toEqual([]);
       expect(decoded, typed.output).toBe(operationCount);
       if (hooksNote !== "no webhook types") expect(hooks, typed.output).toBe(hookCount());
       expect(Object.fromEntries(Object.entries(calls).filter(([id]) => !onRightHost(id)))).toEqual({});
@@ -144,19 +152,22 @@ function report(): void {
   const summary =
     `codegen: ${rows.length} generator × language pairs; built ${rows.filter((row) => row.built).length}/${rows.length}, ` +
     `${rows.reduce((sum, row) => sum + row.warnings, 0)} generator warnings, ` +
+    `${rows.reduce((sum, row) => sum + row.notes, 0)} notes on free-form values ` +
+    `(${rows.filter((row) => row.notes).map((row) => `${row.pair.replace("quicktype → ", "")} ${row.notes}`).join(", ") || "none"}), ` +
     `decoded ${Math.min(...rows.map((row) => row.decoded))}/${total} (${rows.filter((row) => row.decoded === total).length}/${rows.length} pairs), ` +
-    `hook inputs ${Math.min(...hookRows.map((row) => row.hooks as number))}/${hookCount()} (${hookRows.length}/${rows.length} pairs emit hook types), ` +
+    `hook payloads ${Math.min(...hookRows.map((row) => row.hooks as number))}/${hookCount()} (${hookRows.length}/${rows.length} pairs emit hook types), ` +
     `called ${Math.min(...clients.map((row) => row.called!))}/${total} (${clients.filter((row) => row.called === total).length}/${clients.length} clients), ` +
     `invented names ${rows.reduce((sum, row) => sum + row.invented.length, 0)}`;
   const cell = (ok: boolean, text: string) => `${ok ? "✅" : "❌"} ${text}`;
   const table = [
-    "| generator → language | builds | generator warnings | decodes (of 15 operations) | hook inputs (of " + hookCount() + ") | calls (of 15, right host) |",
-    "|---|---|---|---|---|---|",
+    "| generator → language | builds | generator warnings | notes on free-form values | decodes (of 15 operations) | hook payloads (of " + hookCount() + ") | calls (of 15, right host) |",
+    "|---|---|---|---|---|---|---|",
     ...rows.map((row) =>
       [
         row.pair,
         cell(row.built, row.built ? "yes" : "no"),
         cell(row.warnings === 0, String(row.warnings)),
+        row.notes ? `ℹ️ ${row.notes}` : "0",
         cell(row.decoded === total, `${row.decoded}/${total}`),
         typeof row.hooks === "number" ? cell(row.hooks === hookCount(), `${row.hooks}/${hookCount()}`) : `— ${row.hooks}`,
         row.called === undefined ? "— models only" : cell(row.called === total, `${row.called}/${total}`),
