@@ -1,6 +1,6 @@
 // Runs documentation examples as a reader would, against one emulator: TypeScript through tsx with "orgagent" (and
 // its subpaths) mapped to src/; shell through bash with the built `orgagent` bin (dist/cli.js, test/docs/build.ts
-// builds it) on the PATH, in a project that has orgagent installed (node_modules/orgagent is this repository, whose
+// builds it) on the PATH (and `xdg-open` and `open`, which only check that they are given an HTML file), in a project that has orgagent installed (node_modules/orgagent is this repository, whose
 // exports point at dist/, beside the repository's own dev dependencies, so `npx quicktype` runs offline). Both are
 // configured by ORGAGENT_BASE_URL, ORGAGENT_APP_URL and ORGAGENT_API_KEY (the owner's key). Each example runs in a
 // directory of its own, which is also its HOME, so the files it writes go nowhere else.
@@ -15,7 +15,12 @@ export type ExampleLanguage = "typescript" | "shell";
 export interface ExampleWorld {
   readonly emulator: Emulator;
   /** Runs one example to its end (at most `timeoutSeconds`, default 120: then exit code 124). */
-  run(language: ExampleLanguage, code: string, options?: { env?: Record<string, string>; timeoutSeconds?: number }): Promise<Run>;
+  run(language: ExampleLanguage, code: string, options?: { env?: Record<string, string>; timeoutSeconds?: number; stdin?: string }): Promise<Run>;
+  /**
+   * Runs a shell command line as typed at a prompt, with stdin, stdout and stderr on a pseudo-terminal `columns`
+   * wide (test/cli/terminal.py): what a terminal capture shows. Its output has the terminal's \r\n line ends.
+   */
+  runOnTerminal(command: string, columns: number): Promise<Run>;
   close(): Promise<void>;
 }
 
@@ -29,6 +34,15 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
   mkdirSync(bin);
   writeFileSync(join(bin, "orgagent"), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
   chmodSync(join(bin, "orgagent"), 0o755);
+  // The openers of a desktop (`xdg-open "$(orgagent report …)"`): here they check that they were given one HTML file
+  // that exists, instead of opening a browser.
+  for (const opener of ["xdg-open", "open"]) {
+    writeFileSync(
+      join(bin, opener),
+      `#!/bin/sh\n[ "$#" -eq 1 ] && [ -f "$1" ] && head -c 15 "$1" | grep -qi '^<!doctype html>' && exit 0\necho "${opener}: not one HTML file: $*" >&2\nexit 1\n`,
+    );
+    chmodSync(join(bin, opener), 0o755);
+  }
   const modules = join(dir, "node_modules");
   mkdirSync(modules);
   for (const name of readdirSync(join(root, "node_modules"))) symlinkSync(join(root, "node_modules", name), join(modules, name));
@@ -64,7 +78,12 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
       writeFileSync(file, code);
       const program = language === "typescript" ? [tsx, "--tsconfig", tsconfig, file] : ["bash", "-euo", "pipefail", file];
       const timeout = String(options.timeoutSeconds ?? 120);
-      return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...env, HOME: cwd, ...options.env }, undefined, cwd);
+      return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...env, HOME: cwd, ...options.env }, options.stdin, cwd);
+    },
+    runOnTerminal(command, columns) {
+      const cwd = mkdtempSync(join(dir, "capture-"));
+      const terminal = join(root, "test", "cli", "terminal.py");
+      return runProcess("timeout", ["--kill-after=5", "120", "python3", terminal, String(columns), "--", "bash", "-c", command], { ...env, HOME: cwd }, undefined, cwd);
     },
     async close() {
       await emulator.close();

@@ -62,7 +62,7 @@ describe("the examples of README.md and docs/", () => {
       const code = example.code
         .replaceAll(NPM_START.api, world.emulator.baseUrl)
         .replaceAll(NPM_START.app, world.emulator.appUrl);
-      const run = await world.run(example.language, code);
+      const run = await world.run(example.language, code, example.stdin === undefined ? {} : { stdin: example.stdin });
       expect(run.code, `${example.where}: ${describeRun(run)}`).toBe(0);
     });
     if (typeScript.has(exampleFile(example.where))) {

@@ -61,6 +61,13 @@ describe("examplesOf", () => {
     ]);
   });
 
+  test("a stdin marker gives the block its standard input, one line", () => {
+    const markdown = ['<!-- example: stdin {"hook_event_name":"Stop","session_id":"s"} -->', `${fence}ts`, "1;", fence, "<!-- example: stdin -->", `${fence}sh`, "cat", fence].join("\n");
+    const [withInput, empty] = examplesOf("doc.md", markdown);
+    expect(withInput).toEqual({ where: "doc.md:2", language: "typescript", code: "1;\n", stdin: '{"hook_event_name":"Stop","session_id":"s"}\n' });
+    expect(empty!.error).toMatch(/^line 5: the marker must read/);
+  });
+
   test("a marker applies to the next block only, and not across text", () => {
     const markdown = ["<!-- example: skip (x) -->", "Some text.", `${fence}sh`, "echo 1", fence, `${fence}sh`, "echo 2", fence].join("\n");
     expect(examplesOf("doc.md", markdown).map((example) => example.skip)).toEqual([undefined, undefined]);
@@ -82,8 +89,8 @@ describe("examplesOf", () => {
       fence,
     ].join("\n");
     expect(examplesOf("doc.md", markdown).map((example) => example.error)).toEqual([
-      'line 1: the marker must read <!-- example: skip (the reason) -->, not "skip"',
-      'line 5: the marker must read <!-- example: skip (the reason) -->, not "skp (typo)"',
+      'line 1: the marker must read <!-- example: skip (the reason) --> or <!-- example: stdin TEXT -->, not "skip"',
+      'line 5: the marker must read <!-- example: skip (the reason) --> or <!-- example: stdin TEXT -->, not "skp (typo)"',
       "line 9: an example marker before a text fence, which is never run",
     ]);
   });
