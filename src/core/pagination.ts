@@ -24,7 +24,11 @@ export interface PaginationRule {
 
 /** Options of a paginated call, on top of the usual request options. */
 export interface PageOptions {
-  /** Stop after this many items: iterating items, `.pages()` and `.toArray()` fetch no page past it. */
+  /**
+   * Stop after this many items: iterating items, `.pages()` and `.toArray()` stop there, and one cursor chain fetches
+   * no page past it. Date windows (`concurrency`) fetch ahead in parallel, less than `maxItems` items and one page
+   * past the pages handed on.
+   */
   maxItems?: number | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -54,11 +58,13 @@ export type FetchAnswer<Page> = (query: Record<string, unknown>) => Promise<With
 
 /**
  * Where the pages come from when not from one cursor chain starting at the query (windows.ts: parallel date
- * windows). `chain` walks one cursor chain from a query with every check of `pages()`.
+ * windows). `chain` walks one cursor chain from a query with every check of `pages()`; `maxItems` is the most items
+ * the caller takes (`maxItems`, or a smaller `toArray` limit), past which a source that reads ahead must not.
  */
 export type PageSource<Page> = (
   fetchPage: FetchPage<Page>,
   chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
+  maxItems: number,
 ) => AsyncGenerator<WithResponse<Page>, void, undefined>;
 
 /**
@@ -111,11 +117,15 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   pages(options: PagesOptions & { withResponse: true }): AsyncGenerator<WithResponse<Page>, void, undefined>;
   pages(options?: PagesOptions & { withResponse?: false | undefined }): AsyncGenerator<Page, void, undefined>;
   pages(options?: PagesOptions): AsyncGenerator<Page | WithResponse<Page>, void, undefined>;
-  async *pages({ withResponse = false }: PagesOptions = {}): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
-    const max = this.options.maxItems ?? Infinity;
+  pages({ withResponse = false }: PagesOptions = {}): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
+    return this.pagesUpTo(this.options.maxItems ?? Infinity, withResponse);
+  }
+
+  /** The pages until they hold `max` items. */
+  private async *pagesUpTo(max: number, withResponse: boolean): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
     if (max <= 0) return;
     const answers = this.source
-      ? this.source(this.fetchPage, (query, fetch) => this.chain(query, fetch))
+      ? this.source(this.fetchPage, (query, fetch) => this.chain(query, fetch), max)
       : this.chain(this.query, (query) => (query === this.query ? this.first() : this.fetchPage(query)).withResponse());
     let count = 0;
     for await (const answer of answers) {
@@ -151,10 +161,14 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   }
 
   /** Every item of every page, up to `maxItems`. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
-    const max = this.options.maxItems ?? Infinity;
+  [Symbol.asyncIterator](): AsyncGenerator<Item, void, undefined> {
+    return this.items(this.options.maxItems ?? Infinity);
+  }
+
+  /** The items, up to `max`. */
+  private async *items(max: number): AsyncGenerator<Item, void, undefined> {
     let count = 0;
-    for await (const page of this.pages()) {
+    for await (const page of this.pagesUpTo(max, false) as AsyncGenerator<Page, void, undefined>) {
       for (const item of itemsOf<Item>(page, this.rule)) {
         this.throwIfAborted();
         yield item;
@@ -163,12 +177,15 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     }
   }
 
-  /** The items in an array: every item, or the first `limit` (and at most `maxItems`); no page is fetched past them. */
+  /**
+   * The items in an array: every item, or the first `limit` (and at most `maxItems`); one chain fetches no page past
+   * them, and date windows read ahead within them as for `maxItems`.
+   */
   async toArray({ limit = Infinity }: ToArrayOptions = {}): Promise<Item[]> {
     checkItemCount("options.limit", limit);
     const items: Item[] = [];
     if (limit <= 0) return items;
-    for await (const item of this) if (items.push(item) >= limit) break;
+    for await (const item of this.items(Math.min(limit, this.options.maxItems ?? Infinity))) items.push(item);
     return items;
   }
 

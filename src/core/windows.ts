@@ -4,7 +4,9 @@
 //
 // Memory: pages are handed on in window order, so the pages of later windows wait until their turn. At most
 // PAGES_HELD pages are held at once, in flight or waiting, whatever the concurrency, the range or the organization's
-// size; only the window being read may fetch past that (so the caller always gets its next page).
+// size; only the window being read may fetch past that (so the caller always gets its next page). With `maxItems`,
+// the windows ahead fetch only while the pages fetched and in flight could hold fewer rows than that (each page in
+// flight counted as full), and the window being read fetches no page once the rows up to it reach it.
 // Window size: each window ends in a part-filled page, half a request more than its rows need, so windows are large;
 // but a window is one chain, read one page per round trip, and while the window being read is fetched the others
 // fill the pages held. So a window is sized to its share of the pages held, (PAGES_HELD - concurrency) / concurrency
@@ -57,11 +59,11 @@ export function inDateWindows<Page>(
   const endParam = Object.keys(params).find((name) => params[name]!.schema.dateRange?.notBefore)!;
   const startParam = params[endParam]!.schema.dateRange!.notBefore!;
   const pageSize = Number(query[rule.limitParam!] ?? params[rule.limitParam!]!.schema.default);
-  return (fetchPage, chain) => {
+  return (fetchPage, chain, maxItems) => {
     // Checked as the first page's call would be, before any window is cut from the range.
     validateCall(operation, { query });
     const range = { first: dayOf(query[startParam]), last: dayOf(query[endParam]), startParam, endParam };
-    return windowPages(range, { query, concurrency, pageSize, rule, signal }, fetchPage, chain);
+    return windowPages(range, { query, concurrency, pageSize, rule, signal, maxItems }, fetchPage, chain);
   };
 }
 
@@ -78,11 +80,18 @@ interface Window<Page> {
 
 async function* windowPages<Page>(
   range: { first: number; last: number; startParam: string; endParam: string },
-  job: { query: Record<string, unknown>; concurrency: number; pageSize: number; rule: PaginationRule; signal: AbortSignal | undefined },
+  job: {
+    query: Record<string, unknown>;
+    concurrency: number;
+    pageSize: number;
+    rule: PaginationRule;
+    signal: AbortSignal | undefined;
+    maxItems: number;
+  },
   fetchPage: FetchPage<Page>,
   chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
 ): AsyncGenerator<WithResponse<Page>, void, undefined> {
-  const { concurrency, signal } = job;
+  const { concurrency, signal, maxItems } = job;
   // Ends every call in flight, and every call waiting for its turn, when the caller stops, aborts or a window fails;
   // the caller's abort passes its reason on, so every call's APIUserAbortError has it as its cause.
   const controller = new AbortController();
@@ -97,6 +106,9 @@ async function* windowPages<Page>(
   let nextDay = range.first;
   let head = 0; // the window being read
   let buffered = 0;
+  let fetchedRows = 0; // in every page fetched, handed on or not
+  let passedRows = 0; // in the windows before the one being read
+  let waiting = false; // the caller waits for the next page of the window being read
   let pulling = 0;
   let doneRows = 0;
   let doneDays = 0;
@@ -131,7 +143,9 @@ async function* windowPages<Page>(
         doneDays += window.to - window.from + 1;
       } else {
         window.pages.push(next.value);
-        window.rows += itemsOf(next.value.data, job.rule).length;
+        const rows = itemsOf(next.value.data, job.rule).length;
+        window.rows += rows;
+        fetchedRows += rows;
         buffered++;
       }
     } catch (error) {
@@ -145,14 +159,20 @@ async function* windowPages<Page>(
     }
   };
 
-  /** Starts the next page of the earliest windows that may fetch one: the head always, the others within PAGES_HELD. */
+  /**
+   * Starts the next page of the earliest windows that may fetch one: the head when the caller waits for it, or
+   * while the rows up to it are fewer than maxItems; the others within PAGES_HELD, and while the pages fetched and in
+   * flight could hold fewer than maxItems rows.
+   */
   const pump = () => {
     if (controller.signal.aborted) return;
     for (let i = head; pulling < concurrency; i++) {
       const window = windows[i] ?? (nextDay <= range.last ? open() : undefined);
       if (!window) return;
       if (window.busy || window.done) continue;
-      if (i > head && buffered + pulling >= PAGES_HELD) return;
+      if (i === head) {
+        if (!waiting && passedRows + window.rows >= maxItems) return;
+      } else if (buffered + pulling >= PAGES_HELD || fetchedRows + pulling * job.pageSize >= maxItems) return;
       void pull(window, i);
     }
   };
@@ -164,16 +184,19 @@ async function* windowPages<Page>(
       if (controller.signal.aborted) throw APIUserAbortError.of(controller.signal);
       const window = windows[head] ?? (nextDay <= range.last ? open() : undefined);
       if (!window) return; // every window read
-      if (!window.busy && !window.done && !window.pages.length) pump();
       if (window.pages.length) {
+        waiting = false;
         const page = window.pages.shift()!;
         buffered--;
         pump();
         yield page;
       } else if (window.done) {
+        passedRows += window.rows;
         windows[head++] = undefined;
         pump();
       } else {
+        waiting = true;
+        pump();
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
       }

@@ -142,6 +142,55 @@ describe("the PagePromise contract", () => {
     expect(requests).toBe(sent);
   });
 
+  /** A client on the emulator that counts the requests sent, those answered, and the rows they brought. */
+  function counting() {
+    const counts = { sent: 0, answered: 0, rows: 0 };
+    const sdk = new OrgAgent({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.keys.owner,
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: async (url, init) => {
+        counts.sent++;
+        const response = await fetch(url, init);
+        counts.rows += ((await response.clone().json()) as AnalyticsUsersResponse).data.length;
+        counts.answered++;
+        return response;
+      },
+    });
+    return { sdk, counts };
+  }
+
+  /**
+   * What the windows read ahead stays within maxItems: less than maxItems rows and one page past the rows of the
+   * pages handed on. A request cut short when the items were all there counts as a full page (it was on its way).
+   */
+  async function expectReadAheadWithin(counts: { sent: number; answered: number; rows: number }, maxItems: number, handedOn: number) {
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the requests cut short settle
+    expect(counts.rows + (counts.sent - counts.answered) * WHOLE.limit).toBeLessThan(handedOn + maxItems + WHOLE.limit);
+  }
+
+  it.each([
+    [250, 8],
+    [250, 64],
+    [2_000, 16],
+  ])("maxItems %i with concurrency %i: the windows read ahead less than maxItems rows and a page past the pages handed on", async (maxItems, concurrency) => {
+    const { sdk, counts } = counting();
+    let handedOn = 0;
+    for await (const page of sdk.analytics.users(WHOLE, { concurrency, maxItems }).pages()) handedOn += page.data.length;
+    expect(handedOn).toBeGreaterThanOrEqual(maxItems);
+    console.log(`maxItems ${maxItems}, concurrency ${concurrency}: ${counts.sent} requests, ${counts.rows} rows; ${handedOn} rows handed on`);
+    await expectReadAheadWithin(counts, maxItems, handedOn);
+  });
+
+  it("toArray({ limit }) bounds the read-ahead as maxItems does", async () => {
+    let handedOn = 0;
+    for await (const page of client.analytics.users(WHOLE, { concurrency: 8, maxItems: 250 }).pages()) handedOn += page.data.length;
+    const { sdk, counts } = counting();
+    expect(await sdk.analytics.users(WHOLE, { concurrency: 8 }).toArray({ limit: 250 })).toHaveLength(250);
+    await expectReadAheadWithin(counts, 250, handedOn);
+  });
+
   it("an abort mid-way throws APIUserAbortError, and nothing more is fetched", async () => {
     const controller = new AbortController();
     let rows = 0;
