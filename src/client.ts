@@ -33,7 +33,10 @@ export interface ClientOptions {
   maxRetries?: number | undefined;
   /** Milliseconds one attempt may take. Default 60,000. */
   timeout?: number | undefined;
-  /** Milliseconds a whole call may take across attempts. Default: none. */
+  /**
+   * Milliseconds a whole call may take across attempts. Default: none. Each page of a list, and each request of a
+   * bulk job, is a call of its own.
+   */
   deadline?: number | undefined;
   /** Longest `Retry-After` honoured, in ms; a longer one gives up at once with RateLimitError. Default 60,000. */
   maxRetryAfter?: number | undefined;

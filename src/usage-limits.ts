@@ -50,6 +50,11 @@ export interface SetUserLimitsOptions extends RequestOptions {
    */
   concurrency?: number | undefined;
   /**
+   * Milliseconds each chunk's request may take across its attempts and waits: it applies to every chunk, not to the
+   * whole job. To bound the job, pass `signal: AbortSignal.timeout(ms)`.
+   */
+  deadline?: number | undefined;
+  /**
    * Called as each chunk completes (in the order they complete), with its outcome and the running total. If it
    * throws, nothing more is sent, the chunks in flight finish, and the call rejects with UserLimitsAbortedError
    * (what was done, and what it threw as the cause).

@@ -8,7 +8,11 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
   /** Milliseconds one attempt may take (from asking `apiKey` to the last byte of the body). Default 60,000. */
   timeout?: number | undefined;
-  /** Milliseconds the whole call may take across attempts and waits. Default: none. */
+  /**
+   * Milliseconds the whole call may take across attempts and waits. Default: none. For a list, each page is a call
+   * of its own; for a bulk job (`setUserLimits`, `analytics.users` with `concurrency`), each of its requests, not the
+   * job: to bound a whole job, pass `signal: AbortSignal.timeout(ms)`.
+   */
   deadline?: number | undefined;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number | undefined;

@@ -24,7 +24,8 @@ export interface WindowOptions {
   /**
    * Date windows paged through at once (1-64). Default 1: one cursor chain. Above 1, iteration yields the rows window
    * by window in date order (within a window, in the API's order); `await` still gives the first page of the whole
-   * range. Under 429 the number in flight is lowered and raised again (AIMD).
+   * range. Under 429 the number in flight is lowered and raised again (AIMD). `timeout` and `deadline` apply to each
+   * page's request, not to the export: bound it with `signal: AbortSignal.timeout(ms)`.
    */
   concurrency?: number | undefined;
 }
