@@ -515,8 +515,13 @@ describe("sessions and computers (these move the emulator's clock)", () => {
     const { sessionId } = await sdk.sessions.create({ computerId: computer("build-box-us-2") });
     offset += TIMING.sessionStartMs;
     const sending = orgagent(["sessions", "send", sessionId, "why", "is", "CI", "red?", "--wait", "--timeout", "20"]);
-    // The agent answers once the emulator's clock has moved on; the CLI polls every second meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The agent answers once the emulator's clock has moved on: move it once the message has arrived (a loaded
+    // machine takes seconds to start the CLI; moved earlier, the reply would still be 30 s of emulator time away).
+    // The CLI polls every second meanwhile.
+    for (const started = Date.now(); (await sdk.sessions.get(sessionId)).messageCount === 0; ) {
+      if (Date.now() - started > 15_000) throw new Error("the CLI sent no message within 15 s");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     offset += TIMING.replyMs;
     const { code, stdout } = await sending;
     expect(code).toBe(0);
