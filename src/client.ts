@@ -8,7 +8,7 @@ import { APIKeyFunctionError, OrgAgentError, ValidationError, withoutUserinfo } 
 import { Log, isLogLevel, scrubSecret, type LogLevel, type Logger } from "./core/log.js";
 import { DEFAULTS, checkBackoff, checkHeaderValue, checkHeaders, checkNumber, type RequestOptions } from "./core/options.js";
 import { PagePromise, type PageOptions, type PageSource, type PaginationRule } from "./core/pagination.js";
-import { send, type CallParams, type JobRequestOptions, type OperationSpec, type RetryPolicy, type Transport } from "./core/request.js";
+import { followingRedirects, send, type CallParams, type JobRequestOptions, type OperationSpec, type RetryPolicy, type Transport } from "./core/request.js";
 import { apiPromise, type APIPromise, type ResponseSink } from "./core/response.js";
 import { validateCall, type OperationRules } from "./core/validate.js";
 import { Analytics, Computers, EnterpriseControls, Readiness, Sessions, UsageLimits } from "./resources.js";
@@ -24,7 +24,8 @@ export interface ClientOptions {
   appUrl?: string | undefined;
   /**
    * A fetch implementation, called with the standard `(url, init)` arguments (resource methods pass a URL string
-   * and an init; `client.raw` passes a Request, as openapi-fetch does). Default `globalThis.fetch`.
+   * and an init; `client.raw` passes a Request, as openapi-fetch does). On Node, Bun and Deno both ask it for
+   * `redirect: "manual"` and follow redirects themselves. Default `globalThis.fetch`.
    */
   fetch?: typeof fetch | undefined;
   /** Headers sent with every request (not `Authorization`: the client sets it from `apiKey`). */
@@ -202,7 +203,8 @@ export class OrgAgent {
 
     const inner = createClient<paths>({
       baseUrl: this.baseUrl,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // The SDK's redirect rules for raw calls too: no key, header or body goes on to another origin.
+      fetch: followingRedirects(() => options.fetch ?? globalThis.fetch),
       pathSerializer: serializePath,
     });
     const policy: RetryPolicy = {

@@ -373,7 +373,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
 interface Hop {
   url: string;
   method: string;
-  body: string | undefined;
+  body: string | ArrayBuffer | undefined;
   headers: Record<string, string>;
 }
 
@@ -384,7 +384,7 @@ interface Hop {
  * loop (`visited` lists the URLs so far, the call's own first). A browser follows redirects itself, and there the Fetch standard already drops the credential on a
  * cross-origin redirect (and CORS applies).
  */
-function redirectOf(response: Response, from: Hop, visited: string[], request: RequestContext): Hop {
+function redirectOf(response: Response, from: Hop, visited: string[], request: RequestContext | undefined): Hop {
   const location = response.headers.get("location")!;
   const refuse = (why: string) => new RedirectError(response.status, response.headers, undefined, `${response.status}: ${why}`, request);
   let next: URL;
@@ -404,6 +404,8 @@ function redirectOf(response: Response, from: Hop, visited: string[], request: R
   if (response.status === 303 ? method !== "HEAD" : response.status < 303 && method === "POST") {
     method = "GET";
     body = undefined;
+    // As fetch does: the headers that described the body go with it.
+    headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADER.test(name)));
   }
   // Only the origin the call was made to gets the key and the caller's headers.
   if (next.origin !== new URL(visited[0]!).origin) {
@@ -416,10 +418,37 @@ function redirectOf(response: Response, from: Hop, visited: string[], request: R
   return { url: next.href, method, body, headers };
 }
 
+/**
+ * The fetch `client.raw` (openapi-fetch) calls, with a Request. On Node, Bun and Deno it follows redirects itself by
+ * the resource methods' rules (redirectOf), unless the caller asked for `redirect: "manual"` or `"error"`: each hop
+ * goes to `fetchOf()` (the user's fetch or the global one) with `redirect: "manual"`.
+ */
+export function followingRedirects(fetchOf: () => typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const request = init === undefined && input instanceof Request ? input : new Request(input, init);
+    if (!FOLLOW_REDIRECTS || request.redirect !== "follow") return fetchOf()(request);
+    // Read once, so that a 307 or 308 within the origin can send it again.
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    let response = await fetchOf()(request, body ? { redirect: "manual", body } : { redirect: "manual" });
+    const visited = [request.url];
+    let hop: Hop | undefined;
+    while (REDIRECTS.has(response.status) && response.headers.has("location")) {
+      hop = redirectOf(response, hop ?? { url: request.url, method: request.method, body, headers: Object.fromEntries(request.headers) }, visited, undefined);
+      // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
+      const reader = response.body?.getReader();
+      if (reader) await readAll(reader, ERROR_BODY_LIMIT).then((read) => void (read.more && reader.cancel().catch(ignore)), ignore);
+      const { url, method, headers } = hop;
+      response = await fetchOf()(new Request(url, { method, headers, body: hop.body ?? null, signal: request.signal, redirect: "manual" }));
+    }
+    return response;
+  };
+}
+
 /** Releases the connection of an answer nobody waits for any more. */
 const cancelBody = (late: Response) => void late.body?.cancel().catch(ignore);
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_HEADERS: Record<string, string> = { Accept: "application/json" };
+const BODY_HEADER = /^content-(type|length|encoding|language|location)$/i;
 // fetch returns redirects as they are (`manual`) on Node, Bun and Deno (all of which set process.versions.node).
 // A browser would hand back an opaque response without the Location, so there fetch follows them itself.
 const FOLLOW_REDIRECTS =

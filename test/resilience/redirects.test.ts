@@ -1,6 +1,6 @@
-// Redirects on Node, Bun and Deno are followed by the SDK itself: within the origin with every header; to another
-// origin (scheme, host or port) with none of the caller's headers and no key, never with a body; at most 5, never in
-// a loop. Each refusal is a RedirectError saying what happened. A custom fetch that follows redirects itself still
+// Redirects on Node, Bun and Deno are followed by the SDK itself, for resource methods and client.raw alike: within
+// the origin with every header; to another origin (scheme, host or port) with none of the caller's headers and no
+// key, never with a body; at most 5, never in a loop. Each refusal is a RedirectError saying what happened. A custom fetch that follows redirects itself still
 // must not forward the key (undici's fetch, as newer Node versions bundle it, is checked).
 import { fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -134,6 +134,81 @@ describe("redirects that are not followed", () => {
     const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(302);
+  });
+});
+
+describe("client.raw follows the same rules", () => {
+  const getComputer = (client: OrgAgent, computerId: string) =>
+    client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId } }, headers: { "X-Call": "call-1" } });
+  const rawCreateSession = (client: OrgAgent) =>
+    client.raw.POST("/api/v0/sessions", { body: { computerId: "cmp_3e9d0a4b7c2f4e61" }, headers: { "X-Call": "call-1" } });
+
+  it.each([301, 302, 303, 307, 308])("a %i to another origin arrives without the key or any of the caller's headers", async (status) => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(status, () => target.url));
+    const { data, response } = await getComputer(clientOn(origin.url), "cmp_1");
+    expect([response.status, data]).toEqual([200, success("getComputer")]);
+    expect(target.requests).toHaveLength(1);
+    const { headers } = target.requests[0]!;
+    expect(headers.authorization).toBeUndefined();
+    expect(Object.keys(headers).filter((name) => name.startsWith("x-"))).toEqual([]);
+  });
+
+  it.each([307, 308])("a write that a %i would send on to another origin is refused: a RedirectError, nothing sent there", async (status) => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(status, () => target.url));
+    const error = await rejection(rawCreateSession(clientOn(origin.url)));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toContain(`refused to send the POST on to another origin (${target.url})`);
+    expect(target.requests).toHaveLength(0);
+  });
+
+  it("a 303 after a write becomes a GET without the body, the key or the caller's headers", async () => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(303, () => target.url));
+    await rawCreateSession(clientOn(origin.url));
+    expect(target.requests).toHaveLength(1);
+    const [followed] = target.requests;
+    expect(followed).toMatchObject({ method: "GET", body: undefined });
+    expect(followed!.headers.authorization).toBeUndefined();
+    expect(followed!.headers["content-type"]).toBeUndefined();
+    expect(followed!.headers["x-call"]).toBeUndefined();
+  });
+
+  it("a 307 within the origin re-sends the write with its body, key and headers", async () => {
+    const server = await serve((request) =>
+      request.pathname.startsWith("/old")
+        ? { status: 307, headers: { location: request.target.replace("/old", "") } }
+        : { status: 201, body: success("createSession") },
+    );
+    const { data } = await rawCreateSession(clientOn(`${server.url}/old`));
+    expect(data).toEqual(success("createSession"));
+    expect(server.requests.map((r) => [r.method, r.body?.computerId, r.headers.authorization, r.headers["x-call"]])).toEqual([
+      ["POST", "cmp_3e9d0a4b7c2f4e61", `Bearer ${SECRET}`, "call-1"],
+      ["POST", "cmp_3e9d0a4b7c2f4e61", `Bearer ${SECRET}`, "call-1"],
+    ]);
+  });
+
+  it("a loop is a RedirectError that shows the loop", async () => {
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: request.pathname.endsWith("/a") ? request.target.replace(/\/a$/, "/b") : request.target.replace(/\/b$/, "/a") },
+    }));
+    const error = await rejection(getComputer(clientOn(server.url), "a"));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toMatch(/redirect loop: .*\/a → .*\/b → .*\/a/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('`redirect: "manual"` asked for by the caller hands back the redirect itself', async () => {
+    const target = await serve(answering);
+    const origin = await serve(redirecting(307, () => target.url));
+    const { response } = await clientOn(origin.url).raw.GET("/api/v0/computers/{computerId}", {
+      params: { path: { computerId: "cmp_1" } },
+      redirect: "manual",
+    });
+    expect(response.status).toBe(307);
+    expect(target.requests).toHaveLength(0);
   });
 });
 
