@@ -101,7 +101,6 @@ async function* windowPages<Page>(
     wake?.();
   };
   const onAbort = () => stop(signal!.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
   const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
   const windows: Array<Window<Page> | undefined> = [];
   let nextDay = range.first;
@@ -116,6 +115,7 @@ async function* windowPages<Page>(
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
   const targetRows = Math.max(1, (PAGES_HELD - concurrency) / concurrency) * job.pageSize;
+  signal?.addEventListener("abort", onAbort, { once: true });
   if (signal?.aborted) stop(signal.reason);
 
   const open = (): Window<Page> => {

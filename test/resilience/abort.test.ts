@@ -134,9 +134,23 @@ describe("bulk jobs: every abort is an APIUserAbortError whose cause is the sign
   const DAYS = { startDate: "2026-03-01", endDate: "2026-03-20", limit: 100 };
   const limits = (count: number) => Array.from({ length: count }, (_, i) => ({ email: `user${i}@acme-robotics.example`, limit: 100 }));
 
-  it("analytics.users with concurrency: AbortSignal.timeout while the windows are in flight", async () => {
-    const server = await serve(() => ({ kind: "stall" }));
-    const error = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 8, signal: AbortSignal.timeout(50) }).toArray());
+  /** A signal that takes on the reason of an AbortSignal.timeout started when the server holds `requests` requests. */
+  const timingOutAt = (requests: number) => {
+    const controller = new AbortController();
+    const plan = ({ n }: { n: number }) => {
+      if (n === requests) {
+        const timeout = AbortSignal.timeout(20);
+        timeout.addEventListener("abort", () => controller.abort(timeout.reason));
+      }
+      return { kind: "stall" as const };
+    };
+    return { signal: controller.signal, plan };
+  };
+
+  it("analytics.users with concurrency: a timeout signal while the windows are in flight", async () => {
+    const { signal, plan } = timingOutAt(2);
+    const server = await serve(plan);
+    const error = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 8, signal }).toArray());
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error.cause.name).toBe("TimeoutError");
     expect(error.message).toBe("Request was aborted: its signal timed out (AbortSignal.timeout)");
@@ -167,8 +181,9 @@ describe("bulk jobs: every abort is an APIUserAbortError whose cause is the sign
   });
 
   it("setUserLimits aborted in flight: UserLimitsAbortedError with the partial result and the signal's reason", async () => {
-    const server = await serve(() => ({ kind: "stall" }));
-    const error = await rejection(clientOf(server).usageLimits.setUserLimits(limits(250), { concurrency: 2, signal: AbortSignal.timeout(50) }));
+    const { signal, plan } = timingOutAt(2);
+    const server = await serve(plan);
+    const error = await rejection(clientOf(server).usageLimits.setUserLimits(limits(250), { concurrency: 2, signal }));
     expect(error).toBeInstanceOf(UserLimitsAbortedError);
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error.cause.name).toBe("TimeoutError");
