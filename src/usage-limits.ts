@@ -115,6 +115,10 @@ export class InvalidEntriesError extends ValidationError {
 const MAX_SHOWN = 10;
 
 const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
+// An entry is sent with the spec's fields only: the `index` of an entry taken from a partial result (sent again, as
+// the docs suggest) is the SDK's bookkeeping, not the API's.
+const entryFields = Object.keys(usersRule.items?.properties ?? {});
+const bodyOf = (entry: Entry): Entry => Object.fromEntries(entryFields.filter((name) => name in entry).map((name) => [name, entry[name as keyof Entry]])) as Entry;
 // Statuses that concern one chunk's content: the other chunks are still worth sending.
 const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
 /** Why a chunk that was waiting for its turn is not sent: an earlier chunk's failure stopped the job. */
@@ -206,7 +210,7 @@ export async function setUserLimits(
           states[i] = { kind: "sending" };
           let answer: ResponseBody<"setUserLimits">;
           try {
-            answer = await client.call("setUserLimits", {}, { users: entries }, { ...requestOptions, ...callOptions });
+            answer = await client.call("setUserLimits", {}, { users: entries.map(bodyOf) }, { ...requestOptions, ...callOptions });
           } catch (error) {
             // Refused without being acted on: until it is sent again, nothing of it can have been applied.
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };

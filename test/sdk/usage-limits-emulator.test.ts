@@ -15,7 +15,7 @@ const LATENCY_MS = 100;
 
 type Entry = { email: string; limit: number };
 /** One PUT as the client saw it: how many entries, and when it was sent and answered (performance.now()). */
-type Put = { size: number; emails: string[]; sentAt: number; answeredAt: number };
+type Put = { size: number; emails: string[]; fields: string[]; sentAt: number; answeredAt: number };
 
 let emulator: Emulator | undefined;
 afterEach(async () => {
@@ -37,7 +37,13 @@ async function setUp(options: EmulatorOptions = {}) {
     fetch: async (url, init) => {
       if (init?.method !== "PUT") return fetch(url, init);
       const users = (JSON.parse(String(init.body)) as { users: Entry[] }).users;
-      const put: Put = { size: users.length, emails: users.map((u) => u.email), sentAt: performance.now(), answeredAt: NaN };
+      const put: Put = {
+        size: users.length,
+        emails: users.map((u) => u.email),
+        fields: [...new Set(users.flatMap((u) => Object.keys(u)))].sort(),
+        sentAt: performance.now(),
+        answeredAt: NaN,
+      };
       puts.push(put);
       mostInFlight = Math.max(mostInFlight, ++inFlight);
       try {
@@ -145,6 +151,8 @@ describe("setUserLimits against the emulator", () => {
     // Send the rest, as they are: then every limit is held.
     const rest = await client.usageLimits.setUserLimits([...partial.notSent, ...partial.uncertain], { concurrency: 2 });
     expect(rest.errors).toEqual([]);
+    // Sent as the API's entries: the partial result's `index` is the SDK's bookkeeping, not part of the body.
+    for (const put of puts) expect(put.fields).toEqual(["email", "limit"]);
     expect(emulator.limits()).toEqual(new Map(entries.map(({ email, limit }) => [email, limit])));
   });
 });
