@@ -1,11 +1,15 @@
 // Error mapping: every documented error status of every operation, chosen from the Prism mock with `Prefer: code=…`,
 // becomes the APIError subclass of its status carrying the problem body's title, detail and requestId, and the
 // operation, method, path template and URL it came from. A body that
-// is not JSON (a proxy's HTML page) still becomes an APIError with a snippet of the text.
+// is not JSON (a proxy's HTML page) still becomes an APIError with a snippet of the text. Every class names itself,
+// and a ValidationError shows the refused value as JSON, cut to 80 characters.
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
   APIError,
+  APIKeyFunctionError,
   AuthenticationError,
   BadRequestError,
   InternalServerError,
@@ -14,6 +18,10 @@ import {
   OrgAgentError,
   PermissionDeniedError,
   RateLimitError,
+  RedirectError,
+  ResponseTooLargeError,
+  ValidationError,
+  parseHookInput,
 } from "../../src/index.js";
 import { resourceClientOf } from "../../src/client.js";
 import { methods } from "./support/calls.js";
@@ -138,5 +146,74 @@ describe("a non-JSON error body", () => {
     // Without a JSON body the request id comes from the x-request-id header.
     expect(apiError.requestId).toBe("req_gateway_1");
     expect(gateway.requests).toHaveLength(1);
+  });
+});
+
+describe("each error class names itself", () => {
+  let server: Loopback;
+  beforeAll(async () => {
+    server = await startLoopback((request) =>
+      request.pathname.endsWith("/loop")
+        ? { status: 302, headers: { location: request.target } }
+        : { body: { id: "cmp_1", name: "n".repeat(200), providerType: "docker", createdAt: 1 } },
+    );
+  });
+  afterAll(() => server.close());
+
+  it("in `name`, and so first in String(error) and the stack, as a caller meets it", async () => {
+    const client = (options: ConstructorParameters<typeof OrgAgent>[0] = {}) =>
+      new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 0, logLevel: "off", ...options });
+    const met: [unknown, new (...args: any[]) => Error][] = [
+      [await client().computers.get("loop").catch((e: unknown) => e), RedirectError],
+      [await client({ maxResponseSize: 100 }).computers.get("cmp_1").catch((e: unknown) => e), ResponseTooLargeError],
+      [await client({ apiKey: () => { throw new Error("vault sealed"); } }).computers.get("cmp_1").catch((e: unknown) => e), APIKeyFunctionError],
+    ];
+    for (const [error, ErrorClass] of met) {
+      expect(error).toBeInstanceOf(ErrorClass);
+      expect((error as Error).name).toBe(ErrorClass.name);
+      expect(String(error).startsWith(`${ErrorClass.name}: `)).toBe(true);
+    }
+  });
+
+  it("a connection error built without a message says what it is", () => {
+    expect(new APIConnectionError().message).toBe("Connection error");
+    expect(new APIConnectionTimeoutError().message).toBe("Request timed out");
+    expect(String(new APIConnectionTimeoutError())).toBe("APIConnectionTimeoutError: Request timed out");
+  });
+});
+
+describe("a ValidationError shows the value it refused (hook input, as a hook command gets it)", () => {
+  const refusal = (value: unknown) => {
+    try {
+      parseHookInput(value);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      return (error as ValidationError).message;
+    }
+    return expect.fail("expected a ValidationError");
+  };
+
+  it("a missing value is called so", () => {
+    expect(refusal({ session_id: "s" })).toBe("hookInput.hook_event_name: a missing value is not allowed; expected a non-empty string naming the event");
+  });
+
+  it("as JSON: an array, an object, a string in quotes; numbers as they print", () => {
+    expect(refusal([1, "a", null])).toBe('hookInput: [1,"a",null] is not allowed; expected a JSON object');
+    expect(refusal({ hook_event_name: { name: "Stop" } })).toMatch(/^hookInput\.hook_event_name: \{"name":"Stop"\} is not allowed/);
+    expect(refusal({ hook_event_name: 7 })).toMatch(/^hookInput\.hook_event_name: 7 is not allowed/);
+    expect(refusal("Stop")).toMatch(/^hookInput: "Stop" is not allowed/);
+  });
+
+  it("what JSON cannot show (a bigint, a symbol, a function) as its own text", () => {
+    expect(refusal(10n)).toBe("hookInput: 10 is not allowed; expected a JSON object");
+    expect(refusal(Symbol("event"))).toBe("hookInput: Symbol(event) is not allowed; expected a JSON object");
+    expect(refusal({ hook_event_name: 12n })).toMatch(/^hookInput\.hook_event_name: 12 is not allowed/);
+  });
+
+  it("a long value cut to its first 80 characters, then an ellipsis", () => {
+    const long = "x".repeat(100);
+    // 80 characters of the JSON text: the opening quote and 79 x.
+    expect(refusal(long)).toBe(`hookInput: "${"x".repeat(79)}… is not allowed; expected a JSON object`);
+    expect(refusal("y".repeat(78))).toBe(`hookInput: "${"y".repeat(78)}" is not allowed; expected a JSON object`);
   });
 });
