@@ -91,9 +91,10 @@ export async function pollUntilSettled<Snapshot>(spec: PollSpec<Snapshot>, optio
       throw error;
     }
     onPoll?.(last);
+    // A missing status (undefined) is in no list: the wait goes on.
     const status = spec.status(last);
-    if (status !== undefined && spec.lifecycle.settled.includes(status)) return last;
-    if (status !== undefined && spec.lifecycle.failed?.includes(status)) {
+    if (spec.lifecycle.settled.some((settled) => settled === status)) return last;
+    if (spec.lifecycle.failed?.some((failed) => failed === status)) {
       throw spec.failure?.(last) ?? new OrgAgentError(`${capitalize(spec.what)} ended ${status}.`);
     }
     const rest = left();
@@ -106,11 +107,13 @@ export async function pollUntilSettled<Snapshot>(spec: PollSpec<Snapshot>, optio
 /** The request options of a wait, for a call made on its behalf (e.g. the message sent before waiting). */
 export function requestOptionsOf<Snapshot>(options: WaitOptions<Snapshot> = {}): RequestOptions {
   const { interval, maxInterval, timeout, requestTimeout, onPoll, ...request } = options;
-  return requestTimeout === undefined ? request : { ...request, timeout: requestTimeout };
+  // An undefined `timeout` is the client's, as when absent.
+  return { ...request, timeout: requestTimeout };
 }
 
 function checkDuration(name: string, value: unknown, { infinite = false } = {}): number {
-  const ok = typeof value === "number" && value > 0 && (Number.isFinite(value) || (infinite && value === Infinity));
+  // Above 0 and not finite is Infinity.
+  const ok = typeof value === "number" && value > 0 && (infinite || Number.isFinite(value));
   if (!ok) throw new ValidationError(`options.${name}`, value, `a number of milliseconds greater than 0${infinite ? " (or Infinity)" : ""}`);
   return value as number;
 }

@@ -6,9 +6,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { statusLifecycles } from "../../generated/spec-tables.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
+import { pollUntilSettled } from "../../src/core/wait.js";
 import {
+  APIConnectionTimeoutError,
   APIUserAbortError,
   ComputerProvisioningError,
+  NotFoundError,
   OrgAgent,
   OrgAgentError,
   ValidationError,
@@ -76,8 +79,12 @@ describe("sessions.waitUntilIdle (emulator)", () => {
     const timeout = error as WaitTimeoutError<Session>;
     expect(timeout.snapshot).toMatchObject({ sessionId, status: "running" });
     expect(timeout.message).toBe(`Session ${sessionId} is still running after ${timeout.waited} ms.`);
+    expect(timeout.name).toBe("WaitTimeoutError");
     expect(elapsed).toBeGreaterThanOrEqual(390);
     expect(elapsed).toBeLessThan(1_500);
+    // `waited` is the time the wait took, measured from its start.
+    expect(timeout.waited).toBeGreaterThanOrEqual(390);
+    expect(timeout.waited).toBeLessThanOrEqual(Math.ceil(elapsed));
   });
 
   test("pauses grow by half from `interval` up to `maxInterval`", async () => {
@@ -126,6 +133,66 @@ describe("sessions.waitUntilIdle (emulator)", () => {
       expect((error as ValidationError).field).toBe(field);
     }
     expect(requests).toBe(before);
+  });
+
+  test("a bad wait option's message says what is allowed: a number of milliseconds above 0, Infinity for `timeout` only", async () => {
+    const messageOf = (options: object) => client.sessions.waitUntilIdle("sess_x", options).catch((e: unknown) => (e as Error).message);
+    expect(await messageOf({ interval: 0 })).toMatch(/^options\.interval: 0 is not allowed; expected a number of milliseconds greater than 0$/);
+    expect(await messageOf({ maxInterval: Infinity })).toMatch(/options\.maxInterval: .* expected a number of milliseconds greater than 0$/);
+    expect(await messageOf({ timeout: -5 })).toMatch(/^options\.timeout: .* expected a number of milliseconds greater than 0 \(or Infinity\)$/);
+  });
+
+  test("a wait timeout given as a string of digits is refused like any other non-number", async () => {
+    const before = requests;
+    const error = await client.sessions.waitUntilIdle("sess_x", { timeout: "5000" as unknown as number }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "options.timeout", value: "5000" });
+    expect(requests).toBe(before);
+  });
+
+  test("a poll that fails for another reason than time (404) rejects with that error, not WaitTimeoutError", async () => {
+    const error = await client.sessions.waitUntilIdle("sess_missing", { maxRetries: 0, timeout: 5_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404 });
+  });
+
+  test("once the wait's time is up after a poll, it ends with WaitTimeoutError at once: no pause follows, not even one an abort from onPoll would end", async () => {
+    const { sessionId } = await client.sessions.create({ computerId: computerId("build-box-eu-1") });
+    const controller = new AbortController();
+    let polls = 0;
+    const error = await client.sessions
+      .waitUntilIdle(sessionId, {
+        interval: 10_000,
+        timeout: 400,
+        signal: controller.signal,
+        onPoll: () => {
+          polls++;
+          // The caller takes its time over the snapshot, past the wait's timeout, then stops.
+          const until = performance.now() + 450;
+          while (performance.now() < until);
+          controller.abort();
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WaitTimeoutError);
+    expect(polls).toBe(1);
+  });
+});
+
+describe("a lifecycle with failed statuses and no error of its own (pollUntilSettled)", () => {
+  test("a failed status rejects with an OrgAgentError saying what ended in which status", async () => {
+    const { sessionId } = await client.sessions.create({ computerId: computerId("build-box-eu-1") });
+    const error = await pollUntilSettled(
+      {
+        poll: (request) => client.sessions.get(sessionId, undefined, request),
+        status: (session) => session.status,
+        lifecycle: { transient: ["running"], settled: ["idle"], failed: ["pending"] },
+        what: `session ${sessionId}`,
+      },
+      { interval: 1 },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrgAgentError);
+    expect((error as Error).message).toBe(`Session ${sessionId} ended pending.`);
   });
 });
 
@@ -188,9 +255,35 @@ describe("a poll never outlasts the wait", () => {
     const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
     const started = performance.now();
     const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 300 }).catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(WaitTimeoutError);
-    expect((error as WaitTimeoutError).snapshot).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1_500);
+    const timeout = error as WaitTimeoutError;
+    expect(timeout.snapshot).toBeUndefined();
+    expect(elapsed).toBeLessThan(1_500);
+    // No poll answered: nothing to say of its status. The poll's own timeout is the cause.
+    expect(timeout.message).toBe(`Computer cmp_1 has not settled after ${timeout.waited} ms.`);
+    expect(timeout.waited).toBeGreaterThanOrEqual(290);
+    expect(timeout.waited).toBeLessThanOrEqual(Math.ceil(elapsed));
+    expect(timeout.cause).toBeInstanceOf(APIConnectionTimeoutError);
+  });
+
+  test("a poll's own requestTimeout, shorter than the time left, fails the poll with APIConnectionTimeoutError, not the wait", async () => {
+    const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
+    const started = performance.now();
+    const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 20_000, requestTimeout: 150, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error).not.toBeInstanceOf(WaitTimeoutError);
+    expect((error as Error).message).toMatch(/timed out after 150 ms/);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("the caller's own deadline, ending a moment before the wait's timeout, fails the poll with APIConnectionTimeoutError, not the wait", async () => {
+    const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
+    // The deadline ends the poll when less than the timers' slack of the wait is left: still the caller's deadline.
+    const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 303, deadline: 300, maxRetries: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error).not.toBeInstanceOf(WaitTimeoutError);
+    expect((error as Error).message).toMatch(/Deadline of 300 ms exceeded/);
   });
 });
 
@@ -205,6 +298,12 @@ describe("against Prism: each named example of the spec", () => {
 
   test("waitUntilIdle resolves to the SessionIdle example", async () => {
     expect(await prism.sessions.waitUntilIdle("sess_1", prefer("SessionIdle"))).toEqual(example("getSession", "SessionIdle"));
+  });
+
+  test("a timeout of Infinity waits as long as it takes, and each poll still sends the wait's request options", async () => {
+    const idle = example("getSession", "SessionIdle");
+    expect(await prism.sessions.waitUntilIdle("sess_1", { ...prefer("SessionIdle"), timeout: Infinity })).toEqual(idle);
+    expect(await prism.sessions.waitUntilIdle("sess_1", { ...prefer("SessionIdle"), timeout: Infinity, requestTimeout: 10_000 })).toEqual(idle);
   });
 
   test("the default example is running: the wait times out with it as the snapshot", async () => {
