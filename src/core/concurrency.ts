@@ -55,7 +55,8 @@ export class ConcurrencyLimiter {
     private readonly signal?: AbortSignal,
   ) {
     this.#window = max;
-    signal?.addEventListener("abort", () => this.#abort(), { once: true });
+    // An AbortSignal aborts once: the listener runs once.
+    signal?.addEventListener("abort", () => this.#abort());
   }
 
   /** Calls allowed at once now: from 1 to `max`. */
@@ -118,6 +119,7 @@ export class ConcurrencyLimiter {
     // Multiplicative decrease, once per round: the other 429s of calls already running say the same thing.
     if (epoch === this.#epoch) {
       this.#window = Math.max(1, this.#window / 2);
+      // Stryker disable next-line UpdateOperator: the epoch is only compared for equality, so any change starts a new round
       this.#epoch++;
     }
     if (retryAfter !== undefined && retryAfter <= cap) this.#pause(retryAfter);

@@ -4,6 +4,7 @@
 // refused with 429 again, and serves waiting calls in order of priority.
 import { describe, expect, it } from "vitest";
 import { ConcurrencyLimiter, MAX_RATE_LIMITED_ROUNDS, type LimitedCall } from "../../src/core/concurrency.js";
+import { DEFAULTS } from "../../src/core/options.js";
 import { APIUserAbortError, RateLimitError } from "../../src/index.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -46,6 +47,20 @@ describe("the cap", () => {
     const limiter = new ConcurrencyLimiter(3);
     await runMany(limiter, 50, () => async () => 0);
     expect(limiter.limit).toBe(3);
+  });
+
+  it("`running` counts the calls in flight: up to `max` while there is work, 0 once all are done", async () => {
+    const limiter = new ConcurrencyLimiter(3);
+    const seen: number[] = [];
+    expect(limiter.running).toBe(0);
+    await runMany(limiter, 9, () => async () => {
+      seen.push(limiter.running);
+      await sleep(5);
+      return 0;
+    });
+    expect(Math.max(...seen)).toBe(3);
+    expect(seen.every((running) => running >= 1 && running <= 3)).toBe(true);
+    expect(limiter.running).toBe(0);
   });
 });
 
@@ -145,6 +160,21 @@ describe("calls refused with 429", () => {
       }),
     ).rejects.toBeInstanceOf(RateLimitError);
     expect(attempts).toBe(1);
+  });
+
+  it("a 429 without Retry-After is sent again after the first backoff step (DEFAULTS.backoff.initial, less jitter), not a later one", async () => {
+    const limiter = new ConcurrencyLimiter(2);
+    const attempts: number[] = [];
+    const result = await limiter.run(async () => {
+      attempts.push(performance.now());
+      if (attempts.length === 1) throw rateLimitError();
+      return "applied";
+    });
+    expect(result).toBe("applied");
+    const gap = attempts[1]! - attempts[0]!;
+    // backoffDelay(0): 500 ms less up to a quarter; the third step would be 1,500-2,000 ms.
+    expect(gap).toBeGreaterThanOrEqual(DEFAULTS.backoff.initial * 0.75 - 5);
+    expect(gap).toBeLessThan(DEFAULTS.backoff.initial * 2.5);
   });
 
   it("any other failure is not sent again", async () => {
