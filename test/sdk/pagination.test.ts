@@ -62,6 +62,22 @@ describe.each(KINDS)("%s", (kind) => {
     expect(api.requests[kind]).toHaveLength(kind === "readiness" ? 4 : 3);
   });
 
+  it("`.catch()` and `.finally()` act on the first page's request, as on a promise of it", async () => {
+    const { api, client } = await serve(kind, makeItems(kind, 5));
+    let settled = 0;
+    const first = await list(client, kind, 3).finally(() => settled++);
+    expect(first).toEqual(api.sent[kind][0]);
+    expect(settled).toBe(1);
+    expect(await list(client, kind, 3).catch(() => "never")).toEqual(api.sent[kind][0]);
+    // A bad page size fails the first request before it is sent: `.catch()` receives that error.
+    const caught = await list(client, kind, -1).catch((error: unknown) => error);
+    expect(caught).toBeInstanceOf(ValidationError);
+    const failed = list(client, kind, -1).finally(() => settled++);
+    await expect(failed).rejects.toBeInstanceOf(ValidationError);
+    expect(settled).toBe(2);
+    expect(api.requests[kind]).toHaveLength(2);
+  });
+
   it("`.pages()` yields every page, as the server sent it", async () => {
     const { api, client } = await serve(kind, makeItems(kind, 10));
     const pages = await collect(list(client, kind, 3).pages());
@@ -188,7 +204,9 @@ describe.each(KINDS)("%s", (kind) => {
     const iterate = async () => {
       for await (const item of list(client, kind, 3)) seen.push(item);
     };
-    await expect(iterate()).rejects.toBeInstanceOf(PaginationError);
+    const error = await iterate().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error).toMatchObject({ name: "PaginationError" });
     // Page 1 announces a cursor, page 2 announces the same one again: stop there.
     expect(api.requests[kind]).toHaveLength(2);
     expect(seen.length).toBeLessThanOrEqual(6);
@@ -218,7 +236,58 @@ describe.each(["users", "history"] as const)("%s: a caller's starting cursor", (
   });
 });
 
+describe.each([
+  ["users", "meta.next_cursor"],
+  ["history", "pagination.nextCursor"],
+] as const)("%s: a page that says there is more but gives no cursor to go on with", (kind, field) => {
+  const page = (cursor: unknown) => {
+    const items = makeItems(kind, 2);
+    return kind === "users"
+      ? { data: items, meta: { org_id: "org_test", start_date: "2026-03-01", end_date: "2026-03-02", has_more: true, next_cursor: cursor } }
+      : { changes: items, pagination: { hasMore: true, nextCursor: cursor } };
+  };
+
+  it.each([
+    ["no cursor", null],
+    ["an empty cursor", ""],
+    ["a number for a cursor", 7],
+  ])("%s: PaginationError naming the cursor's field, after the first page", async (_, cursor) => {
+    const server = await startLoopback(() => ({ body: page(cursor) }));
+    servers.push(server);
+    const client = new OrgAgent({ apiKey: "k", baseUrl: server.url, appUrl: server.url, maxRetries: 0, logLevel: "off" });
+    const seen: any[] = [];
+    const iterate = async () => {
+      for await (const item of list(client, kind, 2)) seen.push(item);
+    };
+    const error = await iterate().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect((error as Error).message).toBe(`The page says there is more but has no \`${field}\` to continue from.`);
+    expect(seen).toHaveLength(2);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("readiness: no cursor field, next page starts after the last reportId", () => {
+  it.each([
+    ["has no reportId", undefined],
+    ["has an empty reportId", ""],
+    ["has a number for its reportId", 42],
+  ])("a full page whose last report %s: PaginationError naming reportId, after that page", async (_, reportId) => {
+    const items = makeItems("readiness", 6);
+    if (reportId === undefined) delete items[2].reportId;
+    else items[2].reportId = reportId;
+    const { api, client } = await serve("readiness", items);
+    const seen: any[] = [];
+    const iterate = async () => {
+      for await (const item of list(client, "readiness", 3)) seen.push(item);
+    };
+    const error = await iterate().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect((error as Error).message).toBe("The last item has no `reportId` to continue from.");
+    expect(seen).toEqual(items.slice(0, 3));
+    expect(api.requests.readiness).toHaveLength(1);
+  });
+
   it("sends startAfter = the last reportId of the previous page", async () => {
     const items = makeItems("readiness", 5);
     const { api, client } = await serve("readiness", items);
