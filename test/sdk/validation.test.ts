@@ -109,6 +109,21 @@ describe("the Gregorian calendar", () => {
     ["2027-02-29", false],
     ["2000-02-29", true], // divisible by 400: a leap year
     ["2028-02-29", true],
+    ["2025-04-31", false], // April, June, September and November have 30 days
+    ["2025-06-31", false],
+    ["2025-09-31", false],
+    ["2025-11-31", false],
+    ["2025-11-30", true],
+    ["2025-01-31", true], // the other months 31
+    ["2025-03-31", true],
+    ["2025-05-31", true],
+    ["2025-07-31", true],
+    ["2025-08-31", true],
+    ["2025-10-31", true],
+    ["2025-12-31", true],
+    ["2025-12-32", false],
+    ["2025-00-10", false], // months count from 01, days from 01
+    ["2025-01-00", false],
   ] as const)("%s is a real calendar date: %s", async (date, real) => {
     const error = await client.analytics.tokens({ startDate: date, endDate: date }).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
@@ -284,7 +299,16 @@ describe("path parameters are percent-encoded into exactly one segment", () => {
 
   it("a name with a lone UTF-16 surrogate is rejected: it has no percent-encoding", async () => {
     const name = "box-\uD800";
-    await expectRejected(() => client.computers.getByName(name), "path.name", name, ["lone surrogate"]);
+    const rule = operations.getComputerByName.params.name.schema;
+    await expectRejected(() => client.computers.getByName(name), "path.name", name, [
+      `a string of ${rule.minLength} to ${rule.maxLength} characters of well-formed Unicode (no lone surrogate)`,
+    ]);
+  });
+
+  it('"." and ".." are path segments only: as a query value they are sent as they are', async () => {
+    await client.readiness.list({ repoId: "." });
+    await client.readiness.list({ repoId: ".." });
+    expect(server.requests.map((r) => r.query.get("repoId"))).toEqual([".", ".."]);
   });
 
   it("sessions.getMessage cannot be redirected by its ids", async () => {
