@@ -37,7 +37,7 @@ export const dateRange = {
     const end = latest(options);
     // Compared in milliseconds first: a huge `days` would be past the range a Date can format.
     const start = Date.parse(end) - (days - 1) * DAY_MS;
-    return { startDate: start < Date.parse(bounds.earliest) ? bounds.earliest : isoDay(start), endDate: end };
+    return { startDate: isoDay(Math.max(start, Date.parse(bounds.earliest))), endDate: end };
   },
 
   /** One calendar month, `"YYYY-MM"`: the current month runs to yesterday, the first month starts at the first data day. */
@@ -46,25 +46,28 @@ export const dateRange = {
     const match = typeof month === "string" ? /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month) : null;
     const allowed = `a month YYYY-MM from ${bounds.earliest.slice(0, 7)} to ${end.slice(0, 7)}`;
     if (!match) throw new ValidationError("month", month, allowed);
-    const first = `${month}-01`;
-    const last = isoDay(Date.UTC(Number(match[1]), Number(match[2]), 0));
-    const range = { startDate: clampStart(first), endDate: last < end ? last : end };
+    const first = Date.parse(`${month}-01`);
+    const last = Date.UTC(Number(match[1]), Number(match[2]), 0);
+    const range = {
+      startDate: isoDay(Math.max(first, Date.parse(bounds.earliest))),
+      endDate: isoDay(Math.min(last, Date.parse(end))),
+    };
     if (range.startDate > range.endDate) throw new ValidationError("month", month, allowed);
     return range;
   },
 };
 
-/** Yesterday (UTC) by the given clock, or the spec's fixed latest day if it has one. */
-function latest(options?: DateRangeOptions): string {
-  const now = options?.now === undefined ? undefined : new Date(options.now);
-  if (now && Number.isNaN(now.getTime())) throw new ValidationError("now", options?.now, "a valid Date or Unix milliseconds");
-  const end = (bounds.latest as string) === "yesterday" ? yesterdayUTC(now) : bounds.latest;
-  if (end < bounds.earliest) throw new ValidationError("now", options?.now ?? Date.now(), `a time after ${bounds.earliest}, the first data day`);
-  return end;
-}
+// The spec's latest day is "yesterday", by the clock: this stops compiling if the spec ever names a fixed day instead.
+const LATEST: "yesterday" = bounds.latest;
 
-function clampStart(date: string): string {
-  return date < bounds.earliest ? bounds.earliest : date;
+/** Yesterday (UTC) by the given clock: the latest day with data. */
+function latest(options?: DateRangeOptions): string {
+  const given = options?.now;
+  const now = given === undefined ? undefined : new Date(given);
+  if (now && Number.isNaN(now.getTime())) throw new ValidationError("now", given, "a valid Date or Unix milliseconds");
+  const end = yesterdayUTC(now);
+  if (end < bounds.earliest) throw new ValidationError("now", given ?? Date.now(), `a time after ${bounds.earliest}, the first data day`);
+  return end;
 }
 
 function isoDay(ms: number): string {

@@ -55,6 +55,39 @@ describe("dateRange", () => {
     }
   });
 
+  test("a month is refused unless it is a string of exactly YYYY-MM, naming the months allowed", () => {
+    for (const month of ["x2026-10", "2026-10x", "2026-10-01", " 2026-10", ["2026-10"], 202610]) {
+      let error: unknown;
+      try {
+        dateRange.month(month as string, { now });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({ field: "month", value: month, allowed: "a month YYYY-MM from 2026-01 to 2026-11" });
+    }
+  });
+
+  test("the first queryable day alone is a range: on the 2nd of a month, and the day after the first data day", () => {
+    expect(dateRange.month("2026-11", { now: Date.UTC(2026, 10, 2, 8) })).toEqual({ startDate: "2026-11-01", endDate: "2026-11-01" });
+    const dayAfterFirst = Date.parse(earliest) + 86_400_000 + 60_000;
+    expect(dateRange.yesterday({ now: dayAfterFirst })).toEqual({ startDate: earliest, endDate: earliest });
+    expect(dateRange.lastDays(3, { now: dayAfterFirst })).toEqual({ startDate: earliest, endDate: earliest });
+    expect(dateRange.month(earliest.slice(0, 7), { now: dayAfterFirst })).toEqual({ startDate: earliest, endDate: earliest });
+  });
+
+  test("a `now` before the first data day is refused as given, a Date or milliseconds", () => {
+    for (const early of [Date.UTC(2026, 0, 14, 12), new Date(Date.UTC(2025, 5, 1))]) {
+      let error: unknown;
+      try {
+        dateRange.lastDays(7, { now: early });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toMatchObject({ name: "ValidationError", field: "now", value: early, allowed: `a time after ${earliest}, the first data day` });
+    }
+  });
+
   test("without `now`, the range ends yesterday by the real clock", () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     expect(dateRange.lastDays(3).endDate).toBe(yesterday);
