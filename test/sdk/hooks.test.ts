@@ -32,9 +32,12 @@ describe("the spec's hook input examples", () => {
 
 describe("rejections", () => {
   it.each([null, undefined, "Stop", 42, true, [], [{ hook_event_name: "Stop" }]])(
-    "a non-object (%j) is a ValidationError",
+    "a non-object (%j) is a ValidationError naming the input and what it must be",
     (value) => {
-      expect(() => parseHookInput(value)).toThrow(ValidationError);
+      const error = catchError(() => parseHookInput(value));
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({ field: "hookInput", value, allowed: "a JSON object" });
+      expect((error as Error).message).toMatch(/^hookInput: .* is not allowed; expected a JSON object$/);
     },
   );
 
@@ -43,7 +46,11 @@ describe("rejections", () => {
     (value) => {
       const error = catchError(() => parseHookInput(value));
       expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).field).toMatch(/hook_event_name/);
+      expect(error).toMatchObject({
+        field: "hookInput.hook_event_name",
+        value: (value as { hook_event_name?: unknown }).hook_event_name,
+        allowed: "a non-empty string naming the event",
+      });
     },
   );
 
