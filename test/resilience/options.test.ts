@@ -61,6 +61,70 @@ describe.each(numeric)("%s", (name, refused, accepted, range) => {
   });
 });
 
+describe("headers", () => {
+  /** The error constructing a client with these options throws. */
+  function constructionError(options: ClientOptions): any {
+    try {
+      clientOf({ url: "http://127.0.0.1:9" }, options);
+    } catch (error) {
+      corpus.push(error);
+      return error;
+    }
+    expect.fail("expected the constructor to throw");
+  }
+
+  it.each([
+    ["a string", "X-Trace: 1", "string"],
+    ["an array of pairs", [["X-Trace", "1"]], "object"],
+    ["null", null, "object"],
+  ])("%s as the client's headers is refused, naming the option and the object it must be", (_, headers, type) => {
+    const error = constructionError({ headers } as unknown as ClientOptions);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "headers", value: type });
+    expect(error.message).toMatch(/^headers: .* expected an object of header names to string values$/);
+  });
+
+  it("a call's headers that are not an object are refused before anything is sent", async () => {
+    const server = await scripted();
+    const error = await rejection(clientOf(server).computers.get("cmp_1", { headers: "X-Trace: 1" } as unknown as RequestOptions));
+    expect(error).toMatchObject({ name: "ValidationError", field: "options.headers", value: "string" });
+    expect(error.message).toContain("expected an object of header names to string values");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    [5, "number"],
+    [true, "boolean"],
+    [null, "object"],
+    [["1"], "object"],
+  ])("a header value %j is refused, naming the header and its type, not the value", (value, type) => {
+    const error = constructionError({ headers: { "X-Trace": value } } as unknown as ClientOptions);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: 'headers["X-Trace"]', value: type, allowed: "a string" });
+    expect(error.message).toBe(`headers["X-Trace"]: a ${type} is not allowed; expected a string`);
+  });
+
+  it("a header value fetch cannot send is refused without showing it, saying what a value may hold", () => {
+    const error = constructionError({ headers: { "X-Trace": "trace\r\nX-Evil: 1" } });
+    expect(error).toMatchObject({ field: 'headers["X-Trace"]', value: "***", allowed: "Latin-1 text without CR, LF or NUL" });
+    expect(error.message).not.toContain("Evil");
+  });
+
+  it("a header name that is not a token is refused, naming the characters a name may hold", () => {
+    const error = constructionError({ headers: { "X Trace": "1" } });
+    expect(error).toMatchObject({ field: 'headers["X Trace"]', value: "X Trace" });
+    expect(error.message).toContain("expected a header name (letters, digits and !#$%&'*+.^_`|~-)");
+  });
+
+  it("an Authorization header is refused without showing its value, saying where the credential comes from", () => {
+    const error = constructionError({ headers: { authorization: "Bearer other" } });
+    expect(error).toMatchObject({ field: 'headers["authorization"]', value: "***" });
+    expect(error.message).toBe(
+      'headers["authorization"]: an Authorization header is not allowed; expected no Authorization header: the client sets it from `apiKey`',
+    );
+  });
+});
+
 describe("backoff", () => {
   it.each([
     ["initial", Number.NaN],
