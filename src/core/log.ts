@@ -16,7 +16,7 @@ const LEVELS: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, d
 const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|passw|signature|credential/i;
 
 export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === "string" && value in LEVELS;
+  return typeof value === "string" && Object.hasOwn(LEVELS, value); // own keys only: not "toString" or "constructor"
 }
 
 /** Headers as a plain object with credentials replaced by `***`. */

@@ -149,6 +149,26 @@ describe("logging", () => {
     expect(() => clientOf({ url: "http://127.0.0.1:9" }, { logLevel: undefined })).toThrow(/off, error, warn, info or debug/);
   });
 
+  it.each([["debug"], "toString", "constructor", "__proto__", 4])(
+    "a logLevel other than the five names (%j) is an error naming the choices",
+    (logLevel) => {
+      expect(() => clientOf({ url: "http://127.0.0.1:9" }, { logLevel } as unknown as ClientOptions)).toThrow(
+        /^Invalid logLevel .*: use off, error, warn, info or debug\.$/,
+      );
+    },
+  );
+
+  it("a debug line is still written when its details cannot be written as JSON (a BigInt parameter)", async () => {
+    const server = await scripted();
+    const logger = captureLogger();
+    const query = { limit: 5, trace: 10n } as unknown as { limit: number };
+    await clientOf(server, { logger, logLevel: "debug" }).enterpriseControls.history(query);
+    const sending = logger.lines.filter((line) => line.startsWith("debug [orgagent] →"));
+    expect(sending).toHaveLength(1);
+    expect(sending[0]).toMatch(/^debug \[orgagent\] → GET .* \[object Object\]$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("logs to console by default", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
