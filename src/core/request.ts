@@ -299,7 +299,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
       if (!FOLLOW_REDIRECTS || !REDIRECTS.has(response.status) || !response.headers.has("location")) break;
       hop = redirectOf(response, hop, (visited ??= [call.url]), where());
       // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
-      if ((await read(response, ERROR_BODY_LIMIT)).more) reader?.cancel().catch(ignore);
+      if ((await read(response, ERROR_BODY_LIMIT)).more) reader!.cancel().catch(ignore);
     }
     status = response.status;
     answered = response.headers;

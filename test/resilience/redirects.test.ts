@@ -4,11 +4,13 @@
 // must not forward the key (undici's fetch, as newer Node versions bundle it, is checked).
 import { fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { MAX_REDIRECTS } from "../../src/core/options.js";
-import { APIError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
+import { resourceClientOf } from "../../src/client.js";
+import { ERROR_BODY_LIMIT, MAX_REDIRECTS } from "../../src/core/options.js";
+import { APIConnectionError, APIError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
 import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
 import { success } from "./fault-server.js";
 import { SECRET, leaks } from "./secret.js";
+import { stalledServer } from "./stalled-server.js";
 import { corpus, rejection } from "./support.js";
 
 afterAll(() => {
@@ -137,6 +139,83 @@ describe("redirects that are not followed", () => {
   });
 });
 
+describe("what a redirect keeps", () => {
+  const putLimits = (client: OrgAgent) =>
+    resourceClientOf(client).call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 5 }] });
+
+  it.each([301, 302])("a %i after a PUT (not a POST) re-sends the PUT with its body, as fetch does", async (status) => {
+    const server = await serve((request) =>
+      request.pathname.startsWith("/old")
+        ? { status, headers: { location: request.target.replace("/old", "") } }
+        : { body: success("setUserLimits") },
+    );
+    await expect(putLimits(clientOn(`${server.url}/old`))).resolves.toEqual(success("setUserLimits"));
+    expect(server.requests.map((r) => [r.method, r.body?.users?.[0]?.limit, r.headers["content-type"]])).toEqual([
+      ["PUT", 5, "application/json"],
+      ["PUT", 5, "application/json"],
+    ]);
+  });
+
+  it("an answer that is not a redirect is the answer, even with a Location (a 201 naming what it created)", async () => {
+    const server = await serve((request) =>
+      request.method === "POST"
+        ? { status: 201, headers: { location: `${request.target}/sess_1` }, body: success("createSession") }
+        : { status: 404, body: { title: "Not Found", status: 404 } },
+    );
+    await expect(createSession(clientOn(server.url))).resolves.toEqual(success("createSession"));
+    expect(server.requests.map((r) => r.method)).toEqual(["POST"]);
+  });
+
+  it("a redirect to https: is followed like one to http: (here to a port where nothing listens)", async () => {
+    const closed = await serve(answering);
+    const port = new URL(closed.url).port;
+    await closed.close();
+    const origin = await serve(() => ({ status: 302, headers: { location: `https://127.0.0.1:${port}/api/v0/computers/cmp_1` } }));
+    const error = await rejection(clientOn(origin.url, { maxRetries: 0 }).computers.get("cmp_1"));
+    expect(error).not.toBeInstanceOf(RedirectError);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error.url).toBe(`https://127.0.0.1:${port}/api/v0/computers/cmp_1`);
+  });
+
+  it.each([
+    ["a user name alone", "http://deploy@127.0.0.1:9/api/v0/computers/cmp_1", "deploy"],
+    ["a password alone", "http://:hunter2-pass@127.0.0.1:9/api/v0/computers/cmp_1", "hunter2-pass"],
+  ])("a Location with %s is refused without showing it", async (_, location, hidden) => {
+    const server = await serve(() => ({ status: 302, headers: { location } }));
+    const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(error.message).toContain("redirect to a URL with a user name or password in it (http://127.0.0.1:9/api/v0/computers/cmp_1)");
+    expect(error.message).not.toContain(hidden);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it(`a redirect whose body runs past ${ERROR_BODY_LIMIT / 1024} KiB: its connection is closed, the next hop answers`, async () => {
+    const server = await stalledServer((res, req, n) => {
+      if (n === 1) {
+        res.writeHead(302, { location: req.url!.replace("/old", ""), "content-type": "text/plain" });
+        res.write("x".repeat(ERROR_BODY_LIMIT * 2)); // and never ends
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(success("getComputer")));
+      }
+    });
+    try {
+      await expect(clientOn(`${server.url}/old`).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
+      expect(await server.drained(2_000, "holding")).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a redirect without a body (as a caller's fetch may build one) is followed", async () => {
+    const server = await serve(answering);
+    const fetching: typeof fetch = async (input, init) =>
+      String(input).includes("/old/") ? new Response(null, { status: 307, headers: { location: String(input).replace("/old", "") } }) : fetch(input, init);
+    await expect(clientOn(`${server.url}/old`, { fetch: fetching }).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
+    expect(server.requests.map((r) => r.pathname)).toEqual(["/api/v0/computers/cmp_1"]);
+  });
+});
+
 describe("client.raw follows the same rules", () => {
   const getComputer = (client: OrgAgent, computerId: string) =>
     client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId } }, headers: { "X-Call": "call-1" } });
@@ -198,6 +277,21 @@ describe("client.raw follows the same rules", () => {
     expect(error).toBeInstanceOf(RedirectError);
     expect(error.message).toMatch(/redirect loop: .*\/a → .*\/b → .*\/a/);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("a HEAD stays a HEAD after a 303, and is followed to another origin without the key", async () => {
+    const head = (client: OrgAgent) =>
+      (client.raw as any).HEAD("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } }, headers: { "X-Call": "call-1" } });
+    const target = await serve(answering);
+    const origin = await serve((request) =>
+      request.pathname.startsWith("/old")
+        ? { status: 303, headers: { location: request.target.replace("/old", "") } }
+        : { status: 307, headers: { location: `${target.url}${request.target}` } },
+    );
+    const { response } = await head(clientOn(`${origin.url}/old`));
+    expect(response.status).toBe(200);
+    expect(origin.requests.map((r) => r.method)).toEqual(["HEAD", "HEAD"]);
+    expect(target.requests.map((r) => [r.method, r.headers.authorization, r.headers["x-call"]])).toEqual([["HEAD", undefined, undefined]]);
   });
 
   it('`redirect: "manual"` asked for by the caller hands back the redirect itself', async () => {
