@@ -401,7 +401,7 @@ function redirectOf(response: Response, from: Hop, visited: string[], request: R
   visited.push(next.href);
   let { method, body, headers } = from;
   // 303, and 301/302 after a POST, turn into a GET without a body (as fetch does); 307 and 308 keep both.
-  if (response.status === 303 ? method !== "HEAD" : response.status < 303 && method === "POST") {
+  if (response.status === 303 ? method !== "HEAD" : response.status <= 302 && method === "POST") {
     method = "GET";
     body = undefined;
     // As fetch does: the headers that described the body go with it.
