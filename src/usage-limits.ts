@@ -161,7 +161,8 @@ export async function setUserLimits(
   // The call's own signal ends every chunk at once (in flight, or waiting for its turn) through the limiter.
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal!.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  // Removed once the chunks have settled, aborted or not (an abort event comes once per signal).
+  signal?.addEventListener("abort", onAbort);
   const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
   let stop: { error: unknown } | undefined;
   /** What onProgress threw: the job sends nothing more and is not told of again. */
@@ -259,10 +260,11 @@ export async function setUserLimits(
 /** The entries a chunk adds to `updated` and `errors`, from its state. */
 function outcomeOf(state: ChunkState, chunk: { start: number; entries: readonly Entry[] }, stop: { error: unknown } | undefined): UserLimitsResult {
   if (state.kind === "answered") return state.answer;
+  // A chunk not sent is in `errors` only after a failure stopped the job: `stop` is then set.
   const reason =
     state.kind === "failed"
       ? chunkFailure(state.error)
-      : `not sent: an earlier chunk failed (${stop?.error instanceof Error ? stop.error.message : String(stop?.error)})`;
+      : `not sent: an earlier chunk failed (${stop!.error instanceof Error ? stop!.error.message : String(stop!.error)})`;
   return { updated: [], errors: positioned(chunk).map(({ email, index }) => ({ email, error: reason, index })) };
 }
 
@@ -276,7 +278,7 @@ function positionIn(entries: readonly Entry[], start: number): (error: api.UserL
   return (error) => {
     const find = (same: (email: string) => boolean) => entries.findIndex((entry, i) => !taken.has(i) && same(entry.email));
     let at = find((email) => email === error.email);
-    if (at < 0) at = find((email) => email.toLowerCase() === error.email?.toLowerCase());
+    if (at === -1) at = find((email) => email.toLowerCase() === error.email?.toLowerCase());
     taken.add(at);
     return { ...error, index: at < 0 ? -1 : start + at };
   };

@@ -4,7 +4,9 @@
 // chunks complete in. An aborted call says what it had done. The loopback server implements the endpoint: it
 // refuses more than maxItems entries, reports an unknown e-mail per entry in `errors` (a 200), can be told to fail
 // a given chunk, to hold one, and counts the chunks in flight at once.
+import { getEventListeners } from "node:events";
 import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import {
@@ -15,7 +17,7 @@ import {
   type UserLimitsProgress,
   type UserLimitsResult,
 } from "../../src/index.js";
-import { startLoopback, type Loopback } from "./support/loopback.js";
+import { startLoopback, type Loopback, type Reply } from "./support/loopback.js";
 import { operationFor } from "../support/spec.js";
 
 type Entry = { email: string; limit: number };
@@ -27,6 +29,8 @@ type Failure = { status: number; once?: boolean; headers?: Record<string, string
 let failures = new Map<number, Failure>();
 // Chunks (by their first entry's e-mail) the server holds until `release` is called.
 let held = new Map<string, { arrived: () => void; release: Promise<void> }>();
+// When set, answers a chunk (after any hold or delay) instead of the rules above, unless it returns undefined.
+let respond: ((users: Entry[]) => Reply | undefined) | undefined;
 let server: Loopback;
 let chunkSizes: number[];
 let inFlight = 0;
@@ -51,6 +55,8 @@ beforeAll(async () => {
         await hold.release;
       }
       if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      const custom = respond?.(users);
+      if (custom) return custom;
       const failure = failures.get(n);
       if (failure) {
         if (failure.once) failures.delete(n);
@@ -76,6 +82,7 @@ afterAll(() => server.close());
 beforeEach(() => {
   failures = new Map();
   held = new Map();
+  respond = undefined;
   chunkSizes = [];
   mostInFlight = 0;
   delayMs = 0;
@@ -130,7 +137,7 @@ describe("chunking", () => {
 
   it("0 entries: ValidationError, nothing sent", async () => {
     await expect(client.usageLimits.setUserLimits([])).rejects.toBeInstanceOf(ValidationError);
-    await expect(client.usageLimits.setUserLimits([])).rejects.toThrow(/users/);
+    await expect(client.usageLimits.setUserLimits([])).rejects.toThrow(/^users: .* expected a non-empty array of \{ email, limit \} entries$/);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -174,7 +181,12 @@ describe("bad entries: every one, with its position, before anything is sent", (
       [120, "users[120].limit", -5],
       [250, "users[250].limit", 2.5],
     ]);
-    expect(error.field).toBe("users");
+    expect(error).toMatchObject({
+      name: "InvalidEntriesError",
+      field: "users",
+      value: [3, 120, 250], // the positions of the bad entries
+      allowed: "entries that follow the API's rule for a limit entry",
+    });
     expect(error.message).toMatch(/^users: 3 entries are not allowed, nothing was sent: users\[3\]\.email: .*; users\[120\]\.limit: -5 .*; users\[250\]\.limit: 2\.5 /);
     expect(server.requests).toHaveLength(0);
   });
@@ -184,6 +196,39 @@ describe("bad entries: every one, with its position, before anything is sent", (
     const error = (await client.usageLimits.setUserLimits(input).catch((e: unknown) => e)) as InvalidEntriesError;
     expect(error.entries).toHaveLength(25);
     expect(error.message).toContain("… and 15 more");
+    // The ten listed are the first ten bad entries.
+    expect(error.message.match(/users\[\d+\]\.limit/g)).toEqual([0, 20, 40, 60, 80, 100, 120, 140, 160, 180].map((i) => `users[${i}].limit`));
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("ten bad entries are all listed, with no “and more”", async () => {
+    const input = entries(200).map((e, i) => (i % 20 === 0 ? { ...e, limit: -1 } : e));
+    const error = (await client.usageLimits.setUserLimits(input).catch((e: unknown) => e)) as InvalidEntriesError;
+    expect(error.entries).toHaveLength(10);
+    expect(error.message.match(/users\[\d+\]\.limit/g)).toHaveLength(10);
+    expect(error.message).not.toContain("more");
+  });
+
+  it("an error other than a broken rule, met while reading an entry, is thrown as it is, nothing sent", async () => {
+    const unreadable = new TypeError("entry unreadable");
+    const input = entries(3);
+    Object.defineProperty(input[1], "email", {
+      enumerable: true,
+      get() {
+        throw unreadable;
+      },
+    });
+    await expect(client.usageLimits.setUserLimits(input)).rejects.toBe(unreadable);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an onProgress that is not a function is a ValidationError naming options.onProgress, before anything is sent", async () => {
+    for (const onProgress of ["log", 42, { report: true }]) {
+      const error = await client.usageLimits.setUserLimits(entries(1), { onProgress: onProgress as never }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({ field: "options.onProgress", value: typeof onProgress, allowed: "a function" });
+      expect((error as Error).message).toBe(`options.onProgress: a ${typeof onProgress} is not allowed; expected a function`);
+    }
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -483,5 +528,178 @@ describe("aborted part-way: the error carries what was done", () => {
     expect(error.message).toMatch(/aborted: \d+ limits applied, \d+ not applied, 200 in flight \(may have been applied\), 400 not sent/);
     // What it says was not sent never reached the server.
     expect(chunkSizes).toHaveLength(4);
+  });
+});
+
+describe("positions of the API's per-entry errors", () => {
+  it("an error goes to the entry with its e-mail exactly as sent, else to one differing only in letter case; each entry takes one", async () => {
+    const input = [
+      { email: "other@x.example", limit: 1 },
+      { email: "Unknown-A@x.example", limit: 2 },
+      { email: "unknown-a@x.example", limit: 3 },
+    ];
+    respond = () => ({
+      body: {
+        updated: [input[0]],
+        errors: [
+          { email: "unknown-a@x.example", error: "named as sent" },
+          { email: "UNKNOWN-A@X.EXAMPLE", error: "named in capitals" },
+        ],
+      },
+    });
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(result.errors).toEqual([
+      { email: "unknown-a@x.example", error: "named as sent", index: 2 },
+      { email: "UNKNOWN-A@X.EXAMPLE", error: "named in capitals", index: 1 },
+    ]);
+  });
+
+  it("an error naming no entry of its chunk (another e-mail, or none) is at -1, in a later chunk too", async () => {
+    const input = entries(CHUNK + 2);
+    respond = (users) =>
+      users.length === 2
+        ? { body: { updated: users, errors: [{ email: "nobody@x.example", error: "not in this chunk" }, { error: "no e-mail given" }] } }
+        : undefined;
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(result.updated).toEqual(input);
+    expect(result.errors).toEqual([
+      { email: "nobody@x.example", error: "not in this chunk", index: -1 },
+      { error: "no e-mail given", index: -1 },
+    ]);
+  });
+});
+
+describe("which chunks wait for which", () => {
+  it("chunks with no person in common are all in flight at once", async () => {
+    const input = entries(CHUNK * 3);
+    const holds = [0, 1, 2].map((c) => hold(input[c * CHUNK]!));
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 3 });
+    const allThere = await Promise.race([Promise.all(holds.map((h) => h.there)).then(() => true), sleep(5_000).then(() => false)]);
+    for (const h of holds) h.release();
+    expect(await pending).toEqual({ updated: input, errors: [] });
+    expect(allThere).toBe(true);
+  });
+
+  it("e-mails equal once lower-cased are one person (a Kelvin sign K lower-cases to k): the later chunk waits for the earlier", async () => {
+    const input = entries(CHUNK * 2);
+    input[0] = { email: "kim@acme-robotics.example", limit: 1 };
+    input[CHUNK + 5] = { email: "\u212Aim@acme-robotics.example", limit: 2 };
+    const first = hold(input[0]!);
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 2 });
+    await first.there;
+    await sleep(300);
+    const sentWhileHeld = chunkSizes.length;
+    first.release();
+    expect(await pending).toEqual({ updated: input, errors: [] });
+    expect(sentWhileHeld).toBe(1);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+});
+
+describe("429s, and a job that stops or is aborted meanwhile", () => {
+  const tooMany = (retryAfterMs: number): Reply => ({
+    status: 429,
+    headers: { "retry-after-ms": String(retryAfterMs) },
+    body: { title: "Too Many Requests", detail: "slow down", status: 429 },
+  });
+
+  /** A client on the server whose fetch resolves `refused` when an answer is a 429. */
+  function watchingFor429() {
+    let refused!: () => void;
+    const seen = new Promise<void>((resolve) => (refused = resolve));
+    const watching = new OrgAgent({
+      apiKey: "k",
+      baseUrl: server.url,
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (response.status === 429) refused();
+        return response;
+      },
+    });
+    return { watching, refusedSeen: seen };
+  }
+
+  it("aborted while a chunk refused with 429 waits to be sent again: that chunk is not sent, not in flight", async () => {
+    const input = entries(CHUNK * 3);
+    const { watching, refusedSeen } = watchingFor429();
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? tooMany(20_000) : undefined);
+    const controller = new AbortController();
+    const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
+    await refusedSeen;
+    await sleep(300); // the refusal is handled: the chunk waits out its Retry-After
+    controller.abort();
+    const error = (await pending) as UserLimitsAbortedError;
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.partial).toEqual({
+      updated: input.slice(0, CHUNK),
+      errors: [],
+      uncertain: [],
+      notSent: input.slice(CHUNK).map((e, i) => ({ ...e, index: CHUNK + i })),
+    });
+    expect(error.message).toMatch(/: 100 limits applied, 0 not applied, 0 in flight \(may have been applied\), 200 not sent\.$/);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
+  it("a chunk refused with 429 after another chunk's failure stopped the job is not sent again: it is not sent, and says why", async () => {
+    const input = entries(CHUNK * 2);
+    const first = hold(input[0]!);
+    let refusedOnce = false;
+    respond = (users) => {
+      if (users[0]!.email === input[CHUNK]!.email) return { status: 500, body: { title: "Internal", detail: "chunk two broke", status: 500 } };
+      if (users[0]!.email === input[0]!.email && !refusedOnce) {
+        refusedOnce = true;
+        return tooMany(50);
+      }
+      return undefined;
+    };
+    // The second chunk's failure is reported first; only then does the first chunk get its 429.
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 2, onProgress: () => first.release() });
+
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual([]);
+    expect(result.errors.map((e) => e.index)).toEqual(input.map((_, i) => i));
+    const why = /^not sent: an earlier chunk failed \(500 Internal: chunk two broke \[setUserLimits: PUT .*\]\)$/;
+    expect(result.errors.slice(0, CHUNK).every((e) => why.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+  });
+
+  it("a chunk waiting for an earlier one with the same person is not sent once that one stops the job, however long a Retry-After holds the others", async () => {
+    const input = entries(CHUNK * 3);
+    input[CHUNK * 2] = { email: input[0]!.email, limit: 7 }; // chunk 2 waits for chunk 0
+    const first = hold(input[0]!);
+    const { watching, refusedSeen } = watchingFor429();
+    respond = (users) =>
+      users[0]!.email === input[CHUNK]!.email
+        ? tooMany(20_000)
+        : users[0]!.email === input[0]!.email
+          ? { status: 500, body: { title: "Internal", detail: "chunk one broke", status: 500 } }
+          : undefined;
+    const started = performance.now();
+    const pending = watching.usageLimits.setUserLimits(input, { concurrency: 2 });
+    await Promise.all([first.there, refusedSeen]);
+    await sleep(300); // the 429 is handled: every chunk's next start waits 20 s
+    first.release();
+    const result = await pending;
+
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual([]);
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk one broke/.test(e.error))).toBe(true);
+    expect(result.errors).toHaveLength(input.length);
+  });
+});
+
+describe("the caller's signal", () => {
+  it("is left as it was found: no listener of the call remains once it has settled, resolved or rejected", async () => {
+    const controller = new AbortController();
+    await client.usageLimits.setUserLimits(entries(CHUNK + 1), { signal: controller.signal, concurrency: 2 });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+    failures.set(chunkSizes.length, { status: 403 });
+    await expect(client.usageLimits.setUserLimits(entries(1), { signal: controller.signal })).rejects.toMatchObject({ status: 403 });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });
