@@ -300,10 +300,13 @@ export class OrgAgent {
   /** openapi-fetch's client with credentials added and each path sent to its own host. */
   #routedRawClient(inner: Client<paths>): Client<paths> {
     const request = async (method: string, path: string, init: any = {}) => {
-      if (isPlainObject(init.headers)) checkHeaders(init.headers, "headers");
+      // Headers in any form fetch takes (an object, a Headers, or name-value pairs), as one object: checked as the
+      // client's are, then merged by name.
+      const headers = init.headers instanceof Headers || Array.isArray(init.headers) ? Object.fromEntries(init.headers) : init.headers;
+      if (headers != null) checkHeaders(headers, "headers");
       return inner.request(method.toLowerCase() as "get", path as any, {
         ...init,
-        headers: await this.#requestHeaders(init.headers),
+        headers: await this.#requestHeaders(headers),
         ...(hostOfPath[path] ? { baseUrl: this.#hostUrl(hostOfPath[path]) } : {}),
       });
     };
@@ -358,9 +361,6 @@ function inBrowser(): boolean {
   const scope = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
   return scope.document !== undefined || scope.WorkerGlobalScope !== undefined;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, string> =>
-  typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /** An http(s) URL without user name or password (fetch refuses those, quoting them in its error). */
 function checkUrl(value: string, option: string): string {

@@ -1,0 +1,124 @@
+// client.raw, the openapi-fetch client typed by the spec's paths: it goes through the client's own fetch, carries
+// the client's headers and key, takes headers in any form fetch takes (checked as the client's are), keeps path
+// values to one segment, and runs the middleware added with `raw.use()` until `raw.eject()` removes it. A loopback
+// recorder answers every request with the getComputer example.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
+import { OrgAgent, ValidationError } from "../../src/index.js";
+import { startLoopback, type Loopback } from "./support/loopback.js";
+import { successExample } from "../support/spec.js";
+
+const COMPUTER = operations.getComputer.path;
+const BY_NAME = operations.getComputerByName.path;
+let server: Loopback;
+let fetched: string[];
+let client: OrgAgent;
+
+beforeAll(async () => {
+  server = await startLoopback(() => ({ body: successExample("getComputer") }));
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  fetched = [];
+  client = new OrgAgent({
+    apiKey: "raw-test-key",
+    baseUrl: server.url,
+    maxRetries: 0,
+    logLevel: "off",
+    headers: { "X-Team": "blue" },
+    fetch: (input, init) => {
+      fetched.push(input instanceof Request ? input.url : String(input));
+      return fetch(input, init);
+    },
+  });
+});
+
+describe("client.raw", () => {
+  it("sends through the client's fetch, with Accept: application/json, the client's headers and the key", async () => {
+    const { data, response } = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(response.status).toBe(200);
+    expect(data).toEqual(successExample("getComputer"));
+    expect(fetched).toEqual([`${server.url}/api/v0/computers/cmp_1`]);
+    expect(server.requests[0]!.headers).toMatchObject({ accept: "application/json", "x-team": "blue", authorization: "Bearer raw-test-key" });
+  });
+
+  it("a path the spec does not have goes to the API host", async () => {
+    await (client.raw as any).GET("/api/v0/not-in-the-spec");
+    expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/not-in-the-spec"]);
+  });
+
+  it.each([
+    ["an object", { "X-Team": "red", "X-Case": "raw" }],
+    ["a Headers", new Headers({ "X-Team": "red", "X-Case": "raw" })],
+    ["name-value pairs", [["X-Team", "red"], ["X-Case", "raw"]]],
+  ])("takes headers as %s: a call's header replaces the client's of the same name", async (_, headers) => {
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: headers as HeadersInit });
+    const sent = server.requests[0]!.headers;
+    expect(sent).toMatchObject({ "x-team": "red", "x-case": "raw", authorization: "Bearer raw-test-key", accept: "application/json" });
+    expect(Object.keys(sent).filter((name) => !/^(x-team|x-case|authorization|accept|host|connection|accept-language|sec-fetch-mode|user-agent|accept-encoding)$/.test(name))).toEqual([]);
+  });
+
+  it("headers: null is no headers", async () => {
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: null as never });
+    expect(server.requests[0]!.headers).toMatchObject({ "x-team": "blue", authorization: "Bearer raw-test-key" });
+  });
+
+  it.each([
+    ["an object", (name: string, value: string) => ({ [name]: value })],
+    ["a Headers", (name: string, value: string) => new Headers({ [name]: value })],
+    ["name-value pairs", (name: string, value: string) => [[name, value]]],
+  ])("headers as %s are checked as the client's are: no Authorization, nothing sent", async (_, headersOf) => {
+    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: headersOf("Authorization", "Bearer evil") as HeadersInit }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: expect.stringMatching(/^headers\["authorization"\]$/i) });
+    expect((error as Error).message).toContain("the client sets it from `apiKey`");
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a header name that is not a token, in an object, is a ValidationError naming it", async () => {
+    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: { "X Bad": "1" } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: 'headers["X Bad"]' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("headers that are not headers at all are a ValidationError naming `headers`", async () => {
+    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: "X-Team: red" as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "headers", message: expect.stringMatching(/expected an object of header names to string values$/) });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("client.raw path values", () => {
+  it("are percent-encoded into one segment", async () => {
+    await client.raw.GET(BY_NAME, { params: { path: { name: "a/b?x=1" } } });
+    expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/computers/name/a%2Fb%3Fx%3D1"]);
+  });
+
+  it.each([".", ".."])("%j cannot be one segment: a ValidationError naming the parameter, nothing sent", async (name) => {
+    const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "path.name", value: name, message: expect.stringMatching(/expected a path segment other than \. and \.\.$/) });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter, nothing sent", async () => {
+    const error = await client.raw.GET(BY_NAME, { params: { path: { name: "box-\uD800" } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "path.name", message: expect.stringMatching(/expected a well-formed Unicode string \(no lone surrogates\)$/) });
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("client.raw middleware", () => {
+  it("raw.use() adds middleware to raw calls until raw.eject() removes it", async () => {
+    const tagged = { onRequest: ({ request }: { request: Request }) => (request.headers.set("X-Middleware", "on"), request) };
+    client.raw.use(tagged);
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    client.raw.eject(tagged);
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(server.requests.map((r) => r.headers["x-middleware"])).toEqual(["on", undefined]);
+  });
+});
