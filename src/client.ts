@@ -377,9 +377,9 @@ function checkUrl(value: string, option: string): string {
 
 function env(name: string): string | undefined {
   try {
-    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+    const value = (globalThis as { process: { env: Record<string, string | undefined> } }).process.env[name];
     return value === "" ? undefined : value;
   } catch {
-    return undefined; // e.g. Deno without --allow-env
+    return undefined; // no `process` (a browser), or no access to it (Deno without --allow-env)
   }
 }

@@ -113,6 +113,7 @@ describe("an apiKey function that fails", () => {
     ["returns a number", () => 42, /returned a value of type number/],
     ["returns an object", async () => ({ token: SECRET }), /returned a value of type object/],
     ["returns an empty string", () => "", /returned an empty string/],
+    ["returns null", () => null, /returned null;/],
   ];
 
   it.each(failures)("%s: an APIKeyFunctionError (an OrgAgentError), the original as cause, nothing sent, not retried", async (_, apiKey, message) => {
@@ -131,6 +132,29 @@ describe("an apiKey function that fails", () => {
   });
 });
 
+it("an apiKey that is neither a string nor a function is a ValidationError at construction naming its type", () => {
+  for (const apiKey of [42, { token: SECRET }, true]) {
+    const error = thrownBy(() => clientOf({ url: "http://127.0.0.1:9" }, { apiKey: apiKey as never }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "apiKey", value: typeof apiKey, allowed: "a string or a function" });
+    expect(error.message).toBe(`apiKey: a ${typeof apiKey} is not allowed; expected a string or a function`);
+  }
+});
+
+it("an apiKey function that throws one of the SDK's own errors: that error, as it is, nothing sent", async () => {
+  const server = await scripted();
+  const own = new OrgAgentError("the token service refused the refresh");
+  const error = await rejection(
+    clientOf(server, {
+      apiKey: () => {
+        throw own;
+      },
+    }).computers.get("cmp_1"),
+  );
+  expect(error).toBe(own);
+  expect(server.requests).toHaveLength(0);
+});
+
 describe("browser-like environments", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
@@ -143,7 +167,7 @@ describe("browser-like environments", () => {
     vi.stubGlobal(global, {});
     const error = thrownBy(() => clientOf({ url: "http://127.0.0.1:9" }));
     expect(error).toBeInstanceOf(OrgAgentError);
-    expect(error.message).toMatch(/anyone who opens the page/);
+    expect(error.message).toMatch(/^orgagent does not run in a browser by default: its API key administers the organization, and any key in a web page can be read by anyone who opens the page/);
     expect(error.message).toContain("dangerouslyAllowBrowser: true");
   });
 

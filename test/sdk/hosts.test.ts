@@ -101,6 +101,43 @@ it("host URLs may end in slashes: each request path is joined with exactly one",
   expect(app.requests.map((r) => r.target)).toEqual([operations.listReadinessReports.path]);
 });
 
+describe("host URLs are checked at construction", () => {
+  it("http and https URLs are taken, without their trailing slashes", () => {
+    const client = newClient({ baseUrl: "https://api.example.com/", appUrl: "http://app.example.com" });
+    expect([client.baseUrl, client.appUrl]).toEqual(["https://api.example.com", "http://app.example.com"]);
+  });
+
+  it.each([
+    ["no URL", "api.example.com"],
+    ["another protocol", "ftp://api.example.com"],
+    ["a user name", "https://admin@api.example.com"],
+    ["a password", "https://admin:hunter22@api.example.com"],
+  ])("%s is refused, naming the option and what it takes, never the password", (_, url) => {
+    for (const option of ["baseUrl", "appUrl"] as const) {
+      let error: unknown;
+      try {
+        newClient({ [option]: url });
+      } catch (thrown) {
+        error = thrown;
+      }
+      expect(error).toBeInstanceOf(OrgAgentError);
+      expect((error as Error).message).toMatch(
+        new RegExp(`^Invalid ${option} ".*": expected an http\\(s\\) URL without user name or password \\(the key goes in \`apiKey\`\\)\\.$`),
+      );
+      expect((error as Error).message).not.toContain("hunter22");
+    }
+  });
+
+  it("a URL from the environment is checked as an option is", () => {
+    vi.stubEnv("ORGAGENT_BASE_URL", "ftp://api.example.com");
+    expect(() => newClient({ baseUrl: undefined })).toThrow(/^Invalid baseUrl "ftp:\/\/api\.example\.com"/);
+  });
+
+  it("JSON shows the two hosts and nothing else", () => {
+    expect(JSON.parse(JSON.stringify(newClient()))).toEqual({ baseUrl: base.url, appUrl: app.url });
+  });
+});
+
 describe("missing appUrl", () => {
   it("is no error until a readiness call is made; other operations work", async () => {
     const client = newClient({ appUrl: undefined });
