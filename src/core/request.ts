@@ -226,7 +226,8 @@ const querySerializer = createQuerySerializer();
 async function attemptOnce(call: Call, attempt: number, timeout: number, timeoutMessage: string): Promise<AttemptOutcome> {
   const { transport, signal } = call;
   const controller = new AbortController();
-  let why: "timeout" | "abort" | undefined;
+  // Set when the timer fires. The caller's abort is read off `signal.aborted`, which wins over a timeout that fired too.
+  let timedOut = false;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let stopWaiting: ((reason: unknown) => void) | undefined;
   // Whether a response body was read to its end: then its connection is free, and nothing needs closing.
@@ -236,22 +237,18 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     stopWaiting?.(INTERRUPTED);
     reader?.cancel().catch(ignore);
   };
-  const onAbort = () => {
-    why ??= "abort";
-    release();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", release);
   const timer = setTimeout(() => {
-    why ??= "timeout";
+    timedOut = true;
     release();
   }, Math.min(timeout, MAX_TIMER));
   // The URL of the request in flight (a redirect's target once it is followed): where an error says it went.
   let at = call.url;
   const where = () => contextOf(call, at);
   const interrupted = (): AttemptOutcome | undefined =>
-    why === "abort" || signal?.aborted
+    signal?.aborted
       ? { error: APIUserAbortError.of(signal) }
-      : why === "timeout"
+      : timedOut
         ? { error: new APIConnectionTimeoutError(timeoutMessage, where()) }
         : undefined;
   /** `pending`, unless the attempt ends first; a late result is handed to `abandon`. */
@@ -364,7 +361,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     return { error: new APIConnectionError(connectionMessage(cause), { cause, notSent: wasNotSent(cause), request: where() }) };
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", release);
     // Ended before a body did (an error, an interruption, a refused size): close the connection now.
     if (!complete) release();
   }
