@@ -47,6 +47,29 @@ it("aborts during a backoff wait at once, without another attempt", async () => 
   expect(error).toBeInstanceOf(APIUserAbortError);
   expect(elapsedSince(started)).toBeLessThan(2_000);
   expect(server.requests).toHaveLength(1);
+  // The wait let go of the signal when it ended.
+  expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+});
+
+it("aborted just as the backoff wait begins (by the logger, on the retrying line): no wait at all", async () => {
+  const server = await scripted({ kind: "status", status: 503 });
+  const controller = new AbortController();
+  const logger = captureLogger();
+  logger.info = () => controller.abort();
+  const client = clientOf(server, { backoff: { initial: 10_000, max: 10_000 }, logger, logLevel: "info" });
+  const started = performance.now();
+  const error = await rejection(client.computers.get("cmp_1", { signal: controller.signal }));
+  expect(error).toBeInstanceOf(APIUserAbortError);
+  expect(elapsedSince(started)).toBeLessThan(2_000);
+  expect(server.requests).toHaveLength(1);
+});
+
+it("a call that waited and retried leaves no listener on its signal", async () => {
+  const server = await scripted({ kind: "status", status: 503 }, { kind: "status", status: 503 });
+  const signal = new AbortController().signal;
+  await clientOf(server).computers.get("cmp_1", { signal });
+  expect(server.requests).toHaveLength(3);
+  expect(getEventListeners(signal, "abort")).toHaveLength(0);
 });
 
 it("an abort while a rotating key is being fetched stops the call before anything is sent", async () => {
