@@ -1,9 +1,11 @@
 // A 2xx that is not the documented JSON (a proxy's HTML page, an empty body, the wrong content type, truncated or
 // wrongly shaped JSON) is a typed APIError carrying the status and a snippet of what came back: never a crash,
 // never a silently undefined or wrongly shaped result. Error statuses with non-JSON bodies keep their class.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
-import { APIError, AuthenticationError, InternalServerError } from "../../src/index.js";
+import { APIConnectionError, APIError, AuthenticationError, InternalServerError } from "../../src/index.js";
 import { calls, operationIds } from "./calls.js";
 import { success, type Fault } from "./fault-server.js";
 import { leaks } from "./secret.js";
@@ -33,6 +35,11 @@ const cases: [string, Fault, RegExp, OperationId[]][] = [
   // answered with `{}` is not a session).
   ["an empty object", { kind: "raw", headers: json, body: "{}" }, /the required field `\w+` is missing: \{\}/, operationIds],
   ["a required field of the wrong type", { kind: "raw", headers: json, body: '{"id":7,"name":"a","providerType":"b","createdAt":1}' }, /expected `id` to be a string/, [PLAIN]],
+  ["a number field that is a string", { kind: "raw", headers: json, body: '{"id":"c","name":"a","providerType":"b","createdAt":"yesterday"}' }, /expected `createdAt` to be a number: \{"id"/, [PLAIN]],
+  ["an integer field that is a string", { kind: "raw", status: 201, headers: json, body: '{"sessionId":"s","status":"idle","messageCount":"3","createdAt":1,"updatedAt":1}' }, /expected `messageCount` to be an integer: \{"sessionId"/, ["createSession"]],
+  ["a content type that only starts like JSON's", { kind: "raw", headers: { "content-type": "application/json-seq" }, body: "{}" }, /expected JSON, got application\/json-seq: \{\}/, [PLAIN]],
+  ["a 204, no body at all", { kind: "raw", status: 204, body: "" }, /^204: the response body is empty, expected JSON \[/, [PLAIN]],
+  ["an empty 200: nothing to show after the reason", { kind: "raw", headers: json, body: "" }, /^200: the response body is empty, expected JSON \[getComputer: GET /, [PLAIN]],
   ["`data` that is not an array", { kind: "raw", headers: json, body: '{"data":{},"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
   ["a body cut off in transfer", { kind: "truncate" }, /cut off after \d+ characters: \{/, [ENVELOPED, PLAIN]],
 ];
@@ -52,6 +59,7 @@ describe("what is still accepted", () => {
     const body = JSON.stringify(success(PLAIN));
     const accepted: Record<string, string>[] = [
       { "content-type": "application/json; charset=utf-8" },
+      { "content-type": "application/json ; charset=utf-8" },
       { "content-type": "application/vnd.orgagent+json" },
       {},
     ];
@@ -85,5 +93,42 @@ describe("error statuses with bodies that are not problem JSON", () => {
     expect(error).toBeInstanceOf(APIError);
     expect(error.status).toBe(404);
     expect(error.body).toBeUndefined();
+  });
+});
+
+describe("a body cut off in transfer", () => {
+  /** A server that sends the headers of `status` with a Content-Length of 100, then `sent`, then closes. */
+  async function cutting(status: number, sent: string): Promise<{ url: string; close(): Promise<void> }> {
+    const server = createServer((_, res) => {
+      res.writeHead(status, { "content-type": "application/json", "content-length": "100" });
+      res.write(sent, () => setTimeout(() => res.destroy(), 20));
+    });
+    await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))),
+    };
+  }
+
+  it("a success cut off before its first byte: the message says 0 characters and shows nothing", async () => {
+    const server = await cutting(200, "");
+    try {
+      const error = await rejection(calls[PLAIN](clientOf(server, { maxRetries: 0 }), {}));
+      expect(error).toBeInstanceOf(APIError);
+      expect(error.message).toBe(`200: the response body was cut off after 0 characters [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an error status cut off: a connection error that says how the connection ended", async () => {
+    const server = await cutting(500, '{"title":"Intern');
+    try {
+      const error = await rejection(calls[PLAIN](clientOf(server, { maxRetries: 0 }), {}));
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(error.message).toMatch(/^Connection error: terminated: /);
+    } finally {
+      await server.close();
+    }
   });
 });
