@@ -152,14 +152,12 @@ export async function send(
       limited ? remaining : timeout,
       limited ? `Deadline of ${deadline} ms exceeded` : `Request timed out after ${timeout} ms`,
     );
-    if (log.enabled("debug")) {
-      log.write("debug", `← ${call.label}`, {
-        status: outcome.status,
-        ms: Math.round(performance.now() - started),
-        ...(outcome.error ? { error: outcome.error.name } : {}),
-        ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
-      });
-    }
+    log.write("debug", `← ${call.label}`, {
+      status: outcome.status,
+      ms: Math.round(performance.now() - started),
+      ...(outcome.error ? { error: outcome.error.name } : {}),
+      ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
+    });
     if (!outcome.error) {
       if (sink) sink.response = outcome.response;
       return outcome.data;
@@ -174,7 +172,8 @@ export async function send(
       throw error;
     }
     const retryAfter = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
-    if (retryAfter !== undefined && retryAfter > policy.maxRetryAfter) {
+    // No wait asked for counts as none: maxRetryAfter is 0 or more.
+    if ((retryAfter ?? 0) > policy.maxRetryAfter) {
       log.write("warn", `${call.label}: server asked to wait ${retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
       throw error;
     }
@@ -275,9 +274,7 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
   try {
     const pendingHeaders = transport.headers(call.extraHeaders);
     const sent = pendingHeaders instanceof Promise ? await wait(pendingHeaders) : pendingHeaders;
-    if (transport.log.enabled("debug")) {
-      transport.log.write("debug", `→ ${call.label}`, { attempt: attempt + 1, params: call.params, headers: redactHeaders(sent) });
-    }
+    transport.log.write("debug", `→ ${call.label}`, { attempt: attempt + 1, params: call.params, headers: redactHeaders(sent) });
     const fetchImpl = transport.fetch ?? globalThis.fetch;
     let hop: Hop = { url: call.url, method: call.method, body: call.body, headers: sent };
     let visited: string[] | undefined;

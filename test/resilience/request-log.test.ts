@@ -1,0 +1,47 @@
+// What the request log says about each attempt, as a caller's logger receives it: at debug, a line as each attempt
+// leaves (its number, counted from 1) and one as its answer comes back (the status, and the error class when it
+// failed); at warn, why a call gave up at once on a Retry-After over the cap.
+import { afterAll, describe, expect, it } from "vitest";
+import { RateLimitError } from "../../src/index.js";
+import { captureLogger, leaks } from "./secret.js";
+import { clientOf, corpus, rejection, scripted } from "./support.js";
+
+afterAll(() => {
+  expect(leaks(corpus)).toEqual([]);
+});
+
+const LABEL = "GET /api/v0/computers/{computerId}";
+/** The JSON details of the debug lines that start with `prefix`. */
+const details = (lines: string[], prefix: string) => lines.filter((line) => line.startsWith(prefix)).map((line) => JSON.parse(line.slice(prefix.length)));
+
+describe("at debug", () => {
+  it("each attempt's line going out carries its number, 1 for the first", async () => {
+    const server = await scripted({ kind: "status", status: 503 }, { kind: "status", status: 503 });
+    const logger = captureLogger();
+    await clientOf(server, { logger, logLevel: "debug" }).computers.get("cmp_1");
+    const out = details(logger.lines, `debug [orgagent] → ${LABEL} `);
+    expect(out.map(({ attempt }) => attempt)).toEqual([1, 2, 3]);
+  });
+
+  it("each answer's line names the error class of a failed attempt, and no error for the one that succeeded", async () => {
+    const server = await scripted({ kind: "status", status: 503 });
+    const logger = captureLogger();
+    await clientOf(server, { logger, logLevel: "debug" }).computers.get("cmp_1");
+    const back = details(logger.lines, `debug [orgagent] ← ${LABEL} `);
+    expect(back.map(({ status, error }) => [status, error])).toEqual([
+      [503, "InternalServerError"],
+      [200, undefined],
+    ]);
+  });
+});
+
+describe("at warn", () => {
+  it("a Retry-After over the cap: the wait asked for and the cap, in ms", async () => {
+    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
+    const logger = captureLogger();
+    const error = await rejection(clientOf(server, { logger, logLevel: "warn", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+    expect(logger.lines).toEqual([`warn [orgagent] ${LABEL}: server asked to wait 120000 ms, over the 30000 ms cap`]);
+  });
+});
