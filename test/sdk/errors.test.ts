@@ -12,6 +12,7 @@ import {
   APIKeyFunctionError,
   AuthenticationError,
   BadRequestError,
+  ConflictError,
   InternalServerError,
   NotFoundError,
   OrgAgent,
@@ -20,6 +21,7 @@ import {
   RateLimitError,
   RedirectError,
   ResponseTooLargeError,
+  UnprocessableEntityError,
   ValidationError,
   parseHookInput,
 } from "../../src/index.js";
@@ -152,11 +154,12 @@ describe("a non-JSON error body", () => {
 describe("each error class names itself", () => {
   let server: Loopback;
   beforeAll(async () => {
-    server = await startLoopback((request) =>
-      request.pathname.endsWith("/loop")
-        ? { status: 302, headers: { location: request.target } }
-        : { body: { id: "cmp_1", name: "n".repeat(200), providerType: "docker", createdAt: 1 } },
-    );
+    server = await startLoopback((request) => {
+      if (request.pathname.endsWith("/loop")) return { status: 302, headers: { location: request.target } };
+      if (request.pathname.endsWith("/busy")) return { status: 409, body: { title: "Conflict", status: 409 } };
+      if (request.pathname.endsWith("/odd")) return { status: 422, body: { title: "Unprocessable Entity", status: 422 } };
+      return { body: { id: "cmp_1", name: "n".repeat(200), providerType: "docker", createdAt: 1 } };
+    });
   });
   afterAll(() => server.close());
 
@@ -167,6 +170,10 @@ describe("each error class names itself", () => {
       [await client().computers.get("loop").catch((e: unknown) => e), RedirectError],
       [await client({ maxResponseSize: 100 }).computers.get("cmp_1").catch((e: unknown) => e), ResponseTooLargeError],
       [await client({ apiKey: () => { throw new Error("vault sealed"); } }).computers.get("cmp_1").catch((e: unknown) => e), APIKeyFunctionError],
+      [await client().computers.get("busy").catch((e: unknown) => e), ConflictError],
+      [await client().computers.get("odd").catch((e: unknown) => e), UnprocessableEntityError],
+      // Readiness reports are served by the app host, and this client has none.
+      [await client().readiness.list().catch((e: unknown) => e), OrgAgentError],
     ];
     for (const [error, ErrorClass] of met) {
       expect(error).toBeInstanceOf(ErrorClass);
