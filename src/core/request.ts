@@ -417,9 +417,10 @@ function redirectOf(response: Response, from: Hop, visited: string[], request: R
  * the resource methods' rules (redirectOf), unless the caller asked for `redirect: "manual"` or `"error"`: each hop
  * goes to `fetchOf()` (the user's fetch or the global one) with `redirect: "manual"`.
  */
-export function followingRedirects(fetchOf: () => typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const request = init === undefined && input instanceof Request ? input : new Request(input, init);
+export function followingRedirects(fetchOf: () => typeof fetch): (request: Request) => Promise<Response> {
+  // openapi-fetch calls its fetch with the Request it built: that very object goes on to the caller's fetch, with the
+  // fields openapi-fetch set on it from the call's options (Next.js's `next`, say).
+  return async (request) => {
     if (!FOLLOW_REDIRECTS || request.redirect !== "follow") return fetchOf()(request);
     // Read once, so that a 307 or 308 within the origin can send it again.
     const body = request.body ? await request.arrayBuffer() : undefined;
@@ -428,9 +429,13 @@ export function followingRedirects(fetchOf: () => typeof fetch): typeof fetch {
     let hop: Hop | undefined;
     while (REDIRECTS.has(response.status) && response.headers.has("location")) {
       hop = redirectOf(response, hop ?? { url: request.url, method: request.method, body, headers: Object.fromEntries(request.headers) }, visited, undefined);
-      // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
-      const reader = response.body?.getReader();
-      if (reader) await readAll(reader, ERROR_BODY_LIMIT).then((read) => void (read.more && reader.cancel().catch(ignore)), ignore);
+      if (response.body) {
+        // Drained as far as ERROR_BODY_LIMIT, so its connection can serve the next hop; cancelling the rest closes the
+        // connection of a longer body (a body read to its end has nothing left to cancel).
+        const reader = response.body.getReader();
+        await readAll(reader, ERROR_BODY_LIMIT).catch(ignore);
+        reader.cancel().catch(ignore);
+      }
       const { url, method, headers } = hop;
       response = await fetchOf()(new Request(url, { method, headers, body: hop.body ?? null, signal: request.signal, redirect: "manual" }));
     }

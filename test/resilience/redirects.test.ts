@@ -294,6 +294,65 @@ describe("client.raw follows the same rules", () => {
     expect(target.requests.map((r) => [r.method, r.headers.authorization, r.headers["x-call"]])).toEqual([["HEAD", undefined, undefined]]);
   });
 
+  it("a 303 within the origin after a write: the GET goes without the body or the headers that described it", async () => {
+    const server = await serve((request) =>
+      request.method === "POST" ? { status: 303, headers: { location: `${request.target}/sess_1` } } : { body: success("getSession") },
+    );
+    const { data } = await rawCreateSession(clientOn(server.url));
+    expect(data).toEqual(success("getSession"));
+    const [, followed] = server.requests;
+    expect(followed).toMatchObject({ method: "GET", body: undefined });
+    expect(followed!.headers["content-type"]).toBeUndefined();
+    expect([followed!.headers.authorization, followed!.headers["x-call"]]).toEqual([`Bearer ${SECRET}`, "call-1"]);
+  });
+
+  it("an answer that is not a redirect is the answer, even with a Location", async () => {
+    const server = await serve(() => ({ status: 201, headers: { location: "/api/v0/sessions/sess_1" }, body: success("createSession") }));
+    const { data, response } = await rawCreateSession(clientOn(server.url));
+    expect([response.status, data]).toEqual([201, success("createSession")]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a redirect without a body (as a caller's fetch may build one) is followed", async () => {
+    const server = await serve(answering);
+    const fetching: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url.includes("/old/") ? new Response(null, { status: 307, headers: { location: url.replace("/old", "") } }) : fetch(input, init);
+    };
+    const { data } = await getComputer(clientOn(`${server.url}/old`, { fetch: fetching }), "cmp_1");
+    expect(data).toEqual(success("getComputer"));
+    expect(server.requests.map((r) => r.pathname)).toEqual(["/api/v0/computers/cmp_1"]);
+  });
+
+  it(`a redirect whose body runs past ${ERROR_BODY_LIMIT / 1024} KiB: its connection is closed, the next hop answers`, async () => {
+    const server = await stalledServer((res, req, n) => {
+      if (n === 1) {
+        res.writeHead(302, { location: req.url!.replace("/old", ""), "content-type": "text/plain" });
+        res.write("x".repeat(ERROR_BODY_LIMIT * 2)); // and never ends
+      } else {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(success("getComputer")));
+      }
+    });
+    try {
+      const { data } = await getComputer(clientOn(`${server.url}/old`), "cmp_1");
+      expect(data).toEqual(success("getComputer"));
+      expect(await server.drained(2_000, "holding")).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the caller's fetch gets the Request openapi-fetch built, with the extra fields of the call's options on it", async () => {
+    const server = await serve(answering);
+    const seen: unknown[] = [];
+    const fetching: typeof fetch = (input, init) => (seen.push((input as { next?: unknown }).next), fetch(input, init));
+    const options = { params: { path: { computerId: "cmp_1" } }, next: { revalidate: 60 } };
+    const { data } = await clientOn(server.url, { fetch: fetching }).raw.GET("/api/v0/computers/{computerId}", options as never);
+    expect(data).toEqual(success("getComputer"));
+    expect(seen).toEqual([{ revalidate: 60 }]);
+  });
+
   it('`redirect: "manual"` asked for by the caller hands back the redirect itself', async () => {
     const target = await serve(answering);
     const origin = await serve(redirecting(307, () => target.url));
