@@ -285,6 +285,21 @@ describe("timeouts and the deadline", () => {
   });
 });
 
+describe("the deadline, checked again before each attempt", () => {
+  it("a backoff that ended past it (a logger held the thread on the retrying line): the deadline's error, nothing sent", async () => {
+    const server = await scripted(status(503));
+    const logger = captureLogger();
+    logger.info = () => {
+      for (const until = performance.now() + 300; performance.now() < until; );
+    };
+    const client = clientOf(server, { deadline: 200, backoff: { initial: 1, max: 1 }, logger, logLevel: "info" });
+    const error = await rejection(call(GET, client));
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error.message).toBe(`Deadline of 200 ms exceeded [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("a retry calls fetch again with a fresh init and never re-sends a consumed Request", () => {
   it.each(["createSession", PUT] as OperationId[])("%s: a fresh, unread Request per attempt, same body", async (id) => {
     const server = await scripted(status(429, { "retry-after-ms": "0" }), status(429, { "retry-after-ms": "0" }));
