@@ -261,6 +261,7 @@ export class OrgAgent {
     } catch (cause) {
       throw keyFunctionFailed(cause);
     }
+    // Stryker disable next-line ConditionalExpression: a key passed through Promise.resolve gives the same headers or error, a microtask later
     return typeof (key as PromiseLike<unknown> | undefined)?.then === "function"
       ? Promise.resolve(key).then(
           (resolved) => this.#withKey(resolved, extra),
@@ -274,6 +275,7 @@ export class OrgAgent {
       const what = key === "" ? "an empty string" : key === null ? "null" : `a value of type ${typeof key}`;
       throw new APIKeyFunctionError(`The apiKey function returned ${what}; expected a non-empty string.`);
     }
+    // Stryker disable next-line ConditionalExpression: checking the same key again passes again and records the same key
     if (key !== this.#currentKey) {
       checkHeaderValue(key, "apiKey"); // a rotated key is checked once, when it first comes
       this.#currentKey = key;

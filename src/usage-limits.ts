@@ -249,8 +249,10 @@ export async function setUserLimits(
     }
   });
   if (thrown) throw new UserLimitsAbortedError(result, { onProgress: thrown.error });
-  if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result, { signal: controller.signal });
+  // An error that is not the SDK's (met reading an answer the API should not give) is thrown as it is: its chunk,
+  // left "sending", is no sign of an abort.
   if (stop && !(stop.error instanceof OrgAgentError)) throw stop.error;
+  if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result, { signal: controller.signal });
   // Nothing applied, nothing that may have been: the call failed as a single call would, with the same error.
   const untouched = states.every((state) => state.kind === "notSent" || (state.kind === "failed" && surelyRefused(state.error)));
   if (stop && untouched) throw stop.error;

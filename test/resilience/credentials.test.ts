@@ -6,7 +6,7 @@ import { inspect } from "node:util";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { APIKeyFunctionError, OrgAgent, OrgAgentError, ValidationError } from "../../src/index.js";
 import { success } from "./fault-server.js";
-import { SECRET, leaks } from "./secret.js";
+import { SECRET, captureLogger, leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted } from "./support.js";
 
 afterAll(() => {
@@ -153,6 +153,23 @@ it("an apiKey function that throws one of the SDK's own errors: that error, as i
   );
   expect(error).toBe(own);
   expect(server.requests).toHaveLength(0);
+});
+
+it("a rotating key echoed back in a header not named like a credential is scrubbed from every debug line: the key sent last", async () => {
+  const rotated = [`${SECRET}-1`, `${SECRET}-2`];
+  const echoed = (n: number) => ({
+    kind: "raw" as const,
+    headers: { "content-type": "application/json", "x-debug-echo": `Bearer ${rotated[n]}` },
+    body: JSON.stringify(success("getComputer")),
+  });
+  const server = await scripted(echoed(0), echoed(1));
+  const logger = captureLogger();
+  let issued = 0;
+  const client = clientOf(server, { apiKey: () => rotated[issued++]!, logLevel: "debug", logger });
+  await client.computers.get("cmp_1");
+  await client.computers.get("cmp_1");
+  expect(logger.lines.filter((line) => line.includes('"x-debug-echo":"Bearer ***')).length).toBe(2);
+  expect(leaks(logger.lines)).toEqual([]);
 });
 
 describe("browser-like environments", () => {

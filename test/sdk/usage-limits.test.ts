@@ -324,6 +324,28 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
+  it("a chunk answered 200 with a body that is not the API's answer: it may have been applied, and the rest is not sent", async () => {
+    const input = entries(CHUNK * 3);
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { status: 200, body: "<html>maintenance</html>" } : undefined);
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 200: expected JSON, got text\/plain/.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(200: /.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
+  it("an answer whose errors cannot be read (an item that is null): the error met reading it is thrown as it is, and onProgress is not told of that chunk", async () => {
+    const input = entries(CHUNK * 3);
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { body: { updated: users, errors: [null] } } : undefined);
+    const told: number[] = [];
+    const error = await client.usageLimits.setUserLimits(input, { onProgress: (p) => told.push(p.chunk) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error).not.toBeInstanceOf(UserLimitsAbortedError);
+    expect(told).toEqual([0]);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
   it("a first chunk failing with 403 throws PermissionDeniedError: nothing was applied, nothing is lost", async () => {
     failures.set(0, { status: 403 });
     await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1))).rejects.toMatchObject({
