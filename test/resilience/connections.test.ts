@@ -116,6 +116,36 @@ describe("a fetch that ignores its signal", () => {
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
+  /** Node's fetch, without the attempt's signal: the SDK's abort never reaches it. */
+  const deaf: typeof fetch = (input, init) => fetch(input, { ...init, signal: null });
+
+  it("a body that stalls still ends on time, as a timeout (not as the part that came, parsed), its connection closed", async () => {
+    const server = await serve(headersThenStall(200));
+    const started = performance.now();
+    const error = await clientOf(server, { fetch: deaf, timeout: 150 }).computers.get("cmp_1").catch((e) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error.message).toMatch(/^Request timed out after 150 ms \[/);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await server.drained(1_000, "holding")).toBe(0);
+  });
+
+  it("an answer without a body that comes after the attempt ended is let go quietly", async () => {
+    const server = await serve((res) => setTimeout(() => (res.writeHead(204), res.end()), 300));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const error = await clientOf(server, { fetch: deaf, timeout: 100 }).computers.get("cmp_1").catch((e) => e);
+      expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+      // The late 204 arrives 300 ms after the request, and is handed over on the next turns of the event loop.
+      expect(await server.drained(2_000, "holding")).toBe(0);
+      await new Promise((tick) => setTimeout(tick, 100));
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+
   it("still stops at once when the caller aborts", async () => {
     const client = new OrgAgent({ apiKey: "test-key", baseUrl: "http://127.0.0.1:9", fetch: ignoring, logLevel: "off" });
     const started = performance.now();
