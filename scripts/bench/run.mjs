@@ -75,8 +75,8 @@ const TARGETS = [
   },
   {
     what: "bundle, orgagent min+gzip (kB)",
-    // The measured size (17.67 kB) and a little: what each part costs is in docs/performance.md.
-    fail: 18.0,
+    // The measured size (18.13 kB) and a little: what each part costs is in docs/performance.md.
+    fail: 18.5,
     higherIsBetter: false,
     value: (r) => r.bundle.sizes.find((s) => s.name === "orgagent").gzip / KB,
   },
