@@ -33,7 +33,11 @@ export async function startPrism({ port, spec = join(root, "generated", "openapi
   });
   let log = "";
   await new Promise((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`Prism did not start within 30 s:\n${log}`)), 30_000);
+    // A Prism that never says it is listening is stopped, not left running after the caller gives up.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      fail(new Error(`Prism did not start within 30 s:\n${log}`));
+    }, 30_000);
     const onData = (chunk) => {
       log += chunk;
       if (stdio === "inherit") process.stdout.write(chunk);
