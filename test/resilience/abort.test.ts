@@ -35,33 +35,23 @@ it("aborts a request in flight at once", async () => {
   expect(server.requests).toHaveLength(1);
 });
 
-it("aborts during a backoff wait at once, without another attempt", async () => {
+// The client logs "retrying in …" just before it starts waiting: the logger aborts then, 10 ms into the wait or as it
+// begins.
+it.each([
+  ["during a backoff wait", (abort: () => void) => setTimeout(abort, 10)],
+  ["just as the backoff wait begins (by the logger, on the retrying line)", (abort: () => void) => abort()],
+])("aborted %s: the call ends at once, without another attempt, and the wait lets go of the signal", async (_, abortOn) => {
   const server = await scripted({ kind: "status", status: 503 });
   const controller = new AbortController();
-  // The client logs "retrying in …" just before it starts waiting: abort then.
   const logger = captureLogger();
-  logger.info = () => setTimeout(() => controller.abort(), 10);
+  logger.info = () => void abortOn(() => controller.abort());
   const client = clientOf(server, { backoff: { initial: 10_000, max: 10_000 }, logger, logLevel: "info" });
   const started = performance.now();
   const error = await rejection(client.computers.get("cmp_1", { signal: controller.signal }));
   expect(error).toBeInstanceOf(APIUserAbortError);
   expect(elapsedSince(started)).toBeLessThan(2_000);
   expect(server.requests).toHaveLength(1);
-  // The wait let go of the signal when it ended.
   expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
-});
-
-it("aborted just as the backoff wait begins (by the logger, on the retrying line): no wait at all", async () => {
-  const server = await scripted({ kind: "status", status: 503 });
-  const controller = new AbortController();
-  const logger = captureLogger();
-  logger.info = () => controller.abort();
-  const client = clientOf(server, { backoff: { initial: 10_000, max: 10_000 }, logger, logLevel: "info" });
-  const started = performance.now();
-  const error = await rejection(client.computers.get("cmp_1", { signal: controller.signal }));
-  expect(error).toBeInstanceOf(APIUserAbortError);
-  expect(elapsedSince(started)).toBeLessThan(2_000);
-  expect(server.requests).toHaveLength(1);
 });
 
 it("a call that waited and retried leaves no listener on its signal", async () => {

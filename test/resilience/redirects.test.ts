@@ -10,7 +10,7 @@ import { APIConnectionError, APIError, OrgAgent, RedirectError, type ClientOptio
 import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
 import { success } from "./fault-server.js";
 import { SECRET, leaks } from "./secret.js";
-import { stalledServer } from "./stalled-server.js";
+import { stalledServer, type Answer } from "./stalled-server.js";
 import { corpus, rejection } from "./support.js";
 
 afterAll(() => {
@@ -34,6 +34,17 @@ const answering: Handler = () => ({ body: success("getComputer") });
 const redirecting =
   (status: number, target: () => string): Handler =>
   (request) => ({ status, headers: { location: `${target()}${request.target}` } });
+
+/** First a 302 whose body runs past the error-body limit and never ends, then the computer at the new place. */
+const endlessRedirectBody: Answer = (res, req, n) => {
+  if (n === 1) {
+    res.writeHead(302, { location: req.url!.replace("/old", ""), "content-type": "text/plain" });
+    res.write("x".repeat(ERROR_BODY_LIMIT * 2)); // and never ends
+  } else {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(success("getComputer")));
+  }
+};
 
 const extraHeaders = { "X-Api-Key": "xak-client-1", "X-Team": "blue" };
 const clientOn = (url: string, options: ClientOptions = {}) =>
@@ -190,15 +201,7 @@ describe("what a redirect keeps", () => {
   });
 
   it(`a redirect whose body runs past ${ERROR_BODY_LIMIT / 1024} KiB: its connection is closed, the next hop answers`, async () => {
-    const server = await stalledServer((res, req, n) => {
-      if (n === 1) {
-        res.writeHead(302, { location: req.url!.replace("/old", ""), "content-type": "text/plain" });
-        res.write("x".repeat(ERROR_BODY_LIMIT * 2)); // and never ends
-      } else {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(success("getComputer")));
-      }
-    });
+    const server = await stalledServer(endlessRedirectBody);
     try {
       await expect(clientOn(`${server.url}/old`).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
       expect(await server.drained(2_000, "holding")).toBe(0);
@@ -325,15 +328,7 @@ describe("client.raw follows the same rules", () => {
   });
 
   it(`a redirect whose body runs past ${ERROR_BODY_LIMIT / 1024} KiB: its connection is closed, the next hop answers`, async () => {
-    const server = await stalledServer((res, req, n) => {
-      if (n === 1) {
-        res.writeHead(302, { location: req.url!.replace("/old", ""), "content-type": "text/plain" });
-        res.write("x".repeat(ERROR_BODY_LIMIT * 2)); // and never ends
-      } else {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(success("getComputer")));
-      }
-    });
+    const server = await stalledServer(endlessRedirectBody);
     try {
       const { data } = await getComputer(clientOn(`${server.url}/old`), "cmp_1");
       expect(data).toEqual(success("getComputer"));
