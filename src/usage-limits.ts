@@ -5,7 +5,7 @@ import type * as api from "../generated/openapi.js";
 import { operations } from "../generated/spec-tables.js";
 import type { RequestBody, ResourceClient, ResponseBody } from "./client.js";
 import { ConcurrencyLimiter } from "./core/concurrency.js";
-import { APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError } from "./core/errors.js";
+import { APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError, isRecord } from "./core/errors.js";
 import { checkNumber, type RequestOptions } from "./core/options.js";
 import { checkField, type FieldRule } from "./core/validate.js";
 
@@ -217,6 +217,13 @@ export async function setUserLimits(
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
             throw error;
           }
+          // An error item the SDK cannot read leaves the chunk's outcome unknown, as an answer that is not JSON does.
+          // (One naming no e-mail is kept, at position -1.)
+          const unreadable = answer.errors.findIndex((item: unknown) => !isRecord(item) || !["string", "undefined"].includes(typeof item.email));
+          if (unreadable >= 0) {
+            const why = `200: item ${unreadable} of \`errors\` cannot be read as an entry's error, so what was applied is unknown`;
+            throw new APIError(200, new Headers(), answer, why);
+          }
           states[i] = { kind: "answered", answer: { updated: answer.updated, errors: answer.errors.map(positionIn(entries, start)) } };
           complete(i);
         },
@@ -249,8 +256,8 @@ export async function setUserLimits(
     }
   });
   if (thrown) throw new UserLimitsAbortedError(result, { onProgress: thrown.error });
-  // An error that is not the SDK's (met reading an answer the API should not give) is thrown as it is: its chunk,
-  // left "sending", is no sign of an abort.
+  // An error that is not the SDK's (a fault in it, or in code it calls) is thrown as it is: its chunk, left "sending",
+  // is no sign of an abort.
   if (stop && !(stop.error instanceof OrgAgentError)) throw stop.error;
   if (result.uncertain.length || result.notSent.length) throw new UserLimitsAbortedError(result, { signal: controller.signal });
   // Nothing applied, nothing that may have been: the call failed as a single call would, with the same error.

@@ -335,15 +335,22 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
-  it("an answer whose errors cannot be read (an item that is null): the error met reading it is thrown as it is, and onProgress is not told of that chunk", async () => {
+  it.each([
+    ["that is null", null],
+    ["that is a string", "over the org limit"],
+    ["whose e-mail is not a string", { email: 5, error: "over the org limit" }],
+  ])("an answer with an error item %s: that chunk may have been applied, the rest is not sent, nothing is lost", async (_, item) => {
     const input = entries(CHUNK * 3);
-    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { body: { updated: users, errors: [null] } } : undefined);
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { body: { updated: [], errors: [item] } } : undefined);
     const told: number[] = [];
-    const error = await client.usageLimits.setUserLimits(input, { onProgress: (p) => told.push(p.chunk) }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
-    expect(error).not.toBeInstanceOf(UserLimitsAbortedError);
-    expect(told).toEqual([0]);
+    const result = await client.usageLimits.setUserLimits(input, { onProgress: (p) => void told.push(p.chunk) });
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(told).toEqual([0, 1]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    const unknown = /^may have been applied: 200: item 0 of `errors` cannot be read as an entry's error, so what was applied is unknown/;
+    expect(result.errors.slice(0, CHUNK).every((e) => unknown.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(200: item 0 /.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
   });
 
   it("a first chunk failing with 403 throws PermissionDeniedError: nothing was applied, nothing is lost", async () => {
