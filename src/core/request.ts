@@ -255,7 +255,8 @@ async function attemptOnce(call: Call, attempt: number, timeout: number, timeout
     new Promise<T>((resolve, reject) => {
       stopWaiting = (reason) => {
         reject(reason);
-        pending.then(abandon, ignore);
+        // Letting go of a late answer never fails the program, whatever a caller's fetch resolved to.
+        pending.then(abandon, ignore).catch(ignore);
       };
       pending.then(resolve, reject);
     });

@@ -120,3 +120,26 @@ describe("the chain of causes", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
+
+describe("a fetch that resolves to something that is not a Response", () => {
+  it.each([
+    ["null", null],
+    ["an empty object", {}],
+    ["a number", 42],
+  ])("%s: the call rejects with an APIConnectionError, and nothing is left to reject unhandled", async (_, answer) => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const client = new OrgAgent({ apiKey: "test-key", baseUrl: BASE, fetch: async () => answer as never, maxRetries: 0, logLevel: "off" });
+      const error = await rejection(client.computers.get("cmp_1"));
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(error.message).toMatch(/^Connection error: .* \[getComputer: GET http:\/\/127\.0\.0\.1:9\/api\/v0\/computers\/cmp_1\]$/);
+      // Unhandled rejections are reported after the microtasks of the turn that made them.
+      await new Promise((tick) => setTimeout(tick, 50));
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+});
