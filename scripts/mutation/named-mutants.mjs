@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The named mutants: sixteen regressions found by hand, each a one-line change to the source, and the
 // test files that must fail on it. Stryker (npm run test:mutation) covers the SDK's own files; this also covers the
-// emulator and module-level constants, which Stryker leaves out (see test/mutation/README.md).
+// emulator and module-level constants, which Stryker leaves out (docs/testing.md, "Mutation testing").
 //
 // Each mutant is applied to a copy of the repository (node_modules linked, the checkout never touched), then its
 // test files run there. The run fails when a mutant survives, or when its line is gone from the source (update the

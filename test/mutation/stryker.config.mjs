@@ -1,6 +1,7 @@
-// Mutation testing (StrykerJS with its vitest runner): `npm run test:mutation`. Each mutant is one small change to
-// the SDK's source (a `>=` made `>`, a condition forced true, a string emptied…); the unit suite must fail on it.
-// What survives is either a missing test or an equivalent mutant, listed with its reason in test/mutation/README.md.
+// Mutation testing (StrykerJS with its vitest runner): `npm run test:mutation` (scripts/mutation/stryker.mjs). Each
+// mutant is one small change to the SDK's source (a `>=` made `>`, a condition forced true, a string emptied…); the
+// unit suite must fail on it. What survives is a missing test, or an equivalent mutant, which is marked in the source
+// with its reason (test/mutation/README.md).
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",
@@ -21,10 +22,12 @@ export default {
   // The timing tests (timeouts, retries, deadlines) run in real time: a mutant that makes one slower is a timeout, not a survivor.
   timeoutFactor: 2,
   timeoutMS: 5_000,
-  // The goal is 90% (`low`); the run fails under `break`, just below the score measured last (docs/testing.md), so a
-  // change that lets more mutants survive fails it. Raise `break` as the score rises.
-  thresholds: { high: 95, low: 90, break: 77 },
-  // The last run's results (8 MB, not committed): the next run on this checkout retests only what changed.
+  // The issue's floor was 90%; the score measured last is 97.8% (docs/testing.md). The run fails under 95%: about 60
+  // more surviving mutants than today, so a change that leaves its code untested fails it, while a timing mutant
+  // that times out on one run and survives on the next does not.
+  thresholds: { high: 97, low: 95, break: 95 },
+  // The last run's results (8 MB): scripts/mutation/stryker.mjs restores them from the committed
+  // test/mutation/incremental.json.gz and writes them back, so a run retests only what changed since.
   incremental: true,
   incrementalFile: "dist/mutation/incremental.json",
   reporters: ["clear-text", "progress", "html", "json"],
