@@ -70,11 +70,18 @@ const NUMERIC: Record<string, NumberRule> = {
 export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
   if (value === undefined) return;
   const [allowed, ok] = rule ?? NUMERIC[field.replace(/^.*\./, "")]!;
-  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed);
+  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);
 export const checkItemCount = (field: string, value: unknown) => checkNumber(field, value, itemCount);
+
+/** The keys of RequestOptions: a call's options may have no other (a JavaScript caller's typo is refused). */
+export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set(["signal", "timeout", "deadline", "maxRetries", "maxResponseSize", "headers", "idempotent"]);
+/** The keys of a list's options: the request options and `maxItems`. */
+export const PAGE_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "maxItems"]);
+/** The keys of the options of a list over a date range: a list's, and `concurrency` (its date windows). */
+export const WINDOW_OPTION_KEYS: ReadonlySet<string> = new Set([...PAGE_OPTION_KEYS, "concurrency"]);
 
 /** Checks the options a call was given (`prefix` names them in errors, e.g. `options.`). */
 export function checkRequestOptions(options: RequestOptions & { maxItems?: number | undefined }, prefix: string): void {
