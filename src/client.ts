@@ -156,10 +156,10 @@ export class OrgAgent {
     const secrets = credentialValues(options.headers);
     const log = new Log(logLevel, options.logger ?? console, () => (key.current ? [key.current, ...secrets] : secrets));
 
-    // One openapi-fetch client: the client's headers are its defaults, merged with each call's by name.
+    const headers = Object.freeze({ Accept: "application/json", ...options.headers });
+    // One openapi-fetch client for every call; the client's headers go with each (core/hub.ts, core/raw.ts).
     const core = createClient<paths>({
       baseUrl: this.baseUrl,
-      headers: { Accept: "application/json", ...options.headers },
       querySerializer: createQuerySerializer(),
       pathSerializer: serializePath,
     }) as unknown as CoreClient;
@@ -185,6 +185,7 @@ export class OrgAgent {
       plugins: [...(options.plugins ?? [])],
       hostUrl,
       pathSerializer: serializePath,
+      headers,
       secrets,
     });
     this.raw = rawClient({
@@ -196,6 +197,7 @@ export class OrgAgent {
       eject: (...middleware) => this.eject(...middleware),
       timeout: policy.timeout,
       maxResponseSize: policy.maxResponseSize,
+      headers,
       secrets,
     });
     const resources: Record<string, unknown> = {};

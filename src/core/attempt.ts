@@ -17,6 +17,8 @@ export interface CallInfo {
   readonly path: string;
   /** The parameters, for the debug line of each attempt. */
   readonly params?: unknown;
+  /** The call's headers (the client's and its own), when the transport builds the request from them. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The limit an attempt runs under: one attempt's `timeout`, or what is left of the call's `deadline`. */
@@ -35,15 +37,19 @@ export class Attempt {
   readonly #controller = new AbortController();
   /** The URL of the request in flight (a redirect's target once followed), once the transport sends it. */
   url: string | undefined;
-  /** What the attempt must never show: the key it sent, and the call's credential headers. */
+  /** The call's credentials (its credential headers): never shown, with the key. */
   secrets: readonly string[] = [];
+  /** The key the transport sent, once it has it. */
+  key: string | undefined;
   #timedOut = false;
+  #ended = false;
   /** Whether the last response's body was read to its end (or had none): then its connection is free. */
   #complete = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   readonly #waits = new Set<(reason: unknown) => void>();
   readonly #timer: ReturnType<typeof setTimeout>;
   readonly #release = () => {
+    this.#ended = true;
     this.#controller.abort();
     for (const stop of this.#waits) stop(INTERRUPTED);
     this.#reader?.cancel().catch(ignore);
@@ -73,7 +79,12 @@ export class Attempt {
 
   /** Whether the attempt was ended (by its timeout, the caller's signal or an early end). */
   get ended(): boolean {
-    return this.#controller.signal.aborted;
+    return this.#ended;
+  }
+
+  /** Everything the attempt must never show: the call's credentials and the key it sent. */
+  allSecrets(): readonly string[] {
+    return this.key === undefined ? this.secrets : [...this.secrets, this.key];
   }
 
   /** The operation and the URL in flight, for an error (undefined for a path the spec does not have). */

@@ -30,8 +30,8 @@ export interface ExchangeRequest {
   readonly params: { readonly path?: unknown; readonly query?: unknown };
   /** JSON text, built once per call: every attempt sends the same string. */
   readonly body: string | undefined;
-  /** The call's own headers (the client's are openapi-fetch's defaults). */
-  readonly headers: Record<string, string> | undefined;
+  /** The call's headers: the client's, and its own. */
+  readonly headers: Readonly<Record<string, string>>;
   readonly maxResponseSize: number;
 }
 
@@ -60,14 +60,18 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
       params: request.params,
       body: request.body,
       bodySerializer: asIs,
-      headers: request.headers,
       parseAs: "stream",
       fetch: (built: Request | PlainRequest) => send(config.transport, attempt, built),
     };
-    // Middleware sees a real Request; without any, openapi-fetch builds a plain one and fetch builds the only Request.
-    if (middleware.length) init.middleware = middleware;
-    else init.Request = PlainRequest;
-    const answer = await attempt.race(config.core.request(request.method, request.path, init), (late) => cancelBody(late.response));
+    // Middleware sees a real Request, with the call's headers; without any, openapi-fetch builds a plain one, the
+    // transport adds the call's headers and fetch builds the only Request.
+    if (middleware.length) {
+      init.middleware = middleware;
+      init.headers = request.headers;
+    } else init.Request = PlainRequest;
+    const pending = config.core.request(request.method, request.path, init);
+    // Without middleware every wait inside openapi-fetch is the transport's, raced already; a middleware's is raced here.
+    const answer = middleware.length ? await attempt.race(pending, (late) => cancelBody(late.response)) : await pending;
     const { response } = answer;
     status = response.status;
     headers = response.headers;
@@ -96,7 +100,7 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
     if (stopped) return { error: stopped };
     // Over the limit: reading stopped there, and nothing of it is decoded.
     if (bytes.more) return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, undefined, attempt.where()) };
-    const parsed = parseSuccess(request.response, status, headers, decode(bytes), attempt.where());
+    const parsed = parseSuccess(request.response, status, headers, decode(bytes), () => attempt.where());
     return "error" in parsed ? { status, headers, error: parsed.error } : { status, headers, data: parsed.data, response };
   } catch (cause) {
     const stopped = attempt.interrupted();

@@ -7,7 +7,7 @@ import { operations, type HostName, type OperationId } from "../../generated/spe
 import type { PaginationRule } from "./cursor.js";
 import { ValidationError } from "./errors.js";
 import { checkKnownKeys, closest } from "./keys.js";
-import { PAGE_OPTION_KEYS, REQUEST_OPTION_KEYS, WINDOW_OPTION_KEYS, checkNumber, checkRequestOptions, type RequestOptions } from "./options.js";
+import { PAGE_OPTION_KEYS, REQUEST_OPTION_KEYS, WINDOW_OPTION_KEYS, checkNumber, checkRequestOptions, mergeHeaders, type RequestOptions } from "./options.js";
 import type { OperationResult, ResponseBody } from "./operation-types.js";
 import { PagePromise, type PageOptions } from "./pagination.js";
 import { apiPromise, type APIPromise, type ResponseSink } from "./response.js";
@@ -42,6 +42,8 @@ export interface HubConfig extends SendConfig {
   hostUrl(host: HostName): string;
   /** Fills `{name}` path templates (percent-encoded; refuses what cannot be one segment). */
   readonly pathSerializer: (path: string, params: Record<string, unknown>) => string;
+  /** The client's headers (`Accept`, and its `headers` option). */
+  readonly headers: Readonly<Record<string, string>>;
   /** The values of the client's credential headers: scrubbed from every error and log line. */
   readonly secrets: readonly string[];
 }
@@ -137,12 +139,14 @@ export class RequestHub implements Hub {
     const baseUrl = config.hostUrl(op.host);
     const path = params?.path;
     const query = params?.query;
-    const headers = options?.headers;
+    const own = options?.headers;
+    const headers = mergeHeaders(config.headers, own);
     return {
       operationId: op.operationId,
       method: op.method,
       path: op.path,
       params: { path, query },
+      headers,
       request: {
         method: op.method,
         path: op.path,
@@ -160,7 +164,7 @@ export class RequestHub implements Hub {
           querySerializer,
           pathSerializer: config.pathSerializer,
         }),
-      secrets: headers ? [...config.secrets, ...credentialValues(headers)] : config.secrets,
+      secrets: own ? [...config.secrets, ...credentialValues(own)] : config.secrets,
     };
   }
 }

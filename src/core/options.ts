@@ -91,6 +91,21 @@ export function checkRequestOptions(options: RequestOptions & { maxItems?: numbe
   if (options.headers !== undefined) checkHeaders(options.headers, `${prefix}headers`);
 }
 
+/**
+ * The headers of a call: the client's, with the call's own replacing any of the same name in any letter case
+ * (instead of joining it). Without headers of its own a call has the client's, the same object every time.
+ */
+export function mergeHeaders(base: Readonly<Record<string, string>>, extra: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+  if (!extra) return base;
+  const merged: Record<string, string> = { ...base };
+  for (const name in extra) {
+    const lower = name.toLowerCase();
+    for (const existing in merged) if (existing.toLowerCase() === lower) delete merged[existing];
+    merged[name] = extra[name]!;
+  }
+  return merged;
+}
+
 // A header name is an HTTP token; a value may hold no CR, LF or NUL (they would split or end the header) and only
 // Latin-1 characters (what fetch can send): anything else would make fetch throw a TypeError quoting the value.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

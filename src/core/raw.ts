@@ -10,7 +10,7 @@ import { IncompleteBody, concat } from "./body.js";
 import { ResponseTooLargeError } from "./errors.js";
 import type { CoreClient } from "./exchange.js";
 import { connectionError } from "./network-errors.js";
-import { checkHeaders } from "./options.js";
+import { checkHeaders, mergeHeaders } from "./options.js";
 import { credentialValues, scrubError } from "./scrub.js";
 import { send, type TransportConfig } from "./transport.js";
 
@@ -23,6 +23,8 @@ export interface RawConfig {
   eject(...middleware: Middleware[]): void;
   readonly timeout: number;
   readonly maxResponseSize: number;
+  /** The client's headers (`Accept`, and its `headers` option). */
+  readonly headers: Readonly<Record<string, string>>;
   /** The values of the client's credential headers. */
   readonly secrets: readonly string[];
 }
@@ -47,7 +49,7 @@ export function rawClient(config: RawConfig): Client<paths> {
       const transport = init.fetch ? { ...config.transport, fetch: () => init.fetch! } : config.transport;
       return config.core.request(method, path, {
         ...init,
-        headers: headers ?? undefined,
+        headers: mergeHeaders(config.headers, (headers ?? undefined) as Record<string, string> | undefined),
         ...(host ? { baseUrl: config.hostUrl(host) } : {}),
         fetch: (built: Request) => sendRaw(config, transport, built, call, secrets),
         middleware: [...config.middleware, ...(init.middleware ?? [])],
@@ -86,7 +88,7 @@ async function sendRaw(config: RawConfig, transport: TransportConfig, request: R
     return copy;
   } catch (error) {
     const failure = attempt.interrupted() ?? (error instanceof IncompleteBody ? connectionError(error.cause, attempt.where()) : error);
-    throw failure instanceof Error ? scrubError(failure, attempt.secrets) : failure;
+    throw failure instanceof Error ? scrubError(failure, attempt.allSecrets()) : failure;
   } finally {
     attempt.end();
   }

@@ -20,7 +20,7 @@ const BODY_HEADER = /^content-(type|length|encoding|language|location)$/i;
 export interface Hop {
   readonly url: string;
   readonly method: string;
-  readonly headers: Headers;
+  readonly headers: Readonly<Record<string, string>>;
   readonly body: string | ArrayBuffer | undefined;
 }
 
@@ -55,11 +55,7 @@ export function nextHop(response: Response, from: Hop, visited: string[], where:
     method = "GET";
     body = undefined;
     // As fetch does: the headers that described the body go with it.
-    const kept = new Headers();
-    headers.forEach((value, name) => {
-      if (!BODY_HEADER.test(name)) kept.append(name, value);
-    });
-    headers = kept;
+    headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADER.test(name)));
   }
   // Only the origin the call was made to gets the key and the caller's headers.
   if (next.origin !== new URL(visited[0]!).origin) {
@@ -67,7 +63,7 @@ export function nextHop(response: Response, from: Hop, visited: string[], where:
       throw refuse(`refused to send the ${method} on to another origin (${next.origin}): it would arrive there without its credential, and must not arrive twice`);
     }
     // The other origin gets nothing of ours: no key, no caller's header.
-    headers = new Headers(CROSS_ORIGIN_HEADERS);
+    headers = CROSS_ORIGIN_HEADERS;
   }
   return { url: next.href, method, body, headers };
 }

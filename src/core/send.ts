@@ -63,24 +63,23 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     const attempt = new Attempt(call, number, call.url, limited ? { ms: remaining, limit: "deadline", of: deadline! } : { ms: timeout, limit: "timeout", of: timeout }, signal);
     attempt.secrets = call.secrets;
     const outcome = await exchange(config, attempt, call.request);
-    log.write(
-      "debug",
-      `← ${label}`,
-      {
+    if (log.enabled("debug")) {
+      const details = {
         status: outcome.status,
         ms: Math.round(performance.now() - started),
         ...(outcome.error ? { error: outcome.error.name } : {}),
         ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
-      },
-      attempt.secrets,
-    );
+      };
+      log.write("debug", `← ${label}`, details, attempt.allSecrets());
+    }
     if (info) for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
     if (!outcome.error) {
       sink.response = outcome.response;
       return outcome.data;
     }
 
-    const error = scrubError(outcome.error, attempt.secrets);
+    const secrets = attempt.allSecrets();
+    const error = scrubError(outcome.error, secrets);
     if (error instanceof RateLimitError) options.onRateLimit?.(error.retryAfter, policy.maxRetryAfter);
     const decision = decide(info, outcome, plugins) ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
     if (!decision.retry) {
@@ -90,14 +89,14 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     }
     if (decision.counted !== false) {
       if (retries >= maxRetries) {
-        log.write("info", `${label} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, attempt.secrets);
+        log.write("info", `${label} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, secrets);
         throw error;
       }
       retries++;
     }
     const delay = decision.delay ?? 0;
     if (performance.now() + delay >= deadlineAt) throw error;
-    log.write("info", `${label}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, attempt.secrets);
+    log.write("info", `${label}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, secrets);
     await sleep(delay, signal);
   }
 }

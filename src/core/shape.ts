@@ -24,12 +24,13 @@ export function parseSuccess(
   status: number,
   headers: Headers,
   text: string,
-  request: RequestContext | undefined,
+  where: () => RequestContext | undefined,
 ): { data: unknown } | { error: APIError } {
   const malformed = (why: string) => ({
-    error: new APIError(status, headers, text, `${status}: ${why}${text ? `: ${snippet(text)}` : ""}`, request),
+    error: new APIError(status, headers, text, `${status}: ${why}${text ? `: ${snippet(text)}` : ""}`, where()),
   });
-  if (!text.trim()) return malformed("the response body is empty, expected JSON");
+  // A test, not trim(): trimming would copy the whole body.
+  if (!/\S/.test(text)) return malformed("the response body is empty, expected JSON");
   const type = headers.get("content-type");
   // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.
   if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformed(`expected JSON, got ${type}`);

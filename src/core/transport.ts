@@ -18,6 +18,9 @@ export interface TransportConfig {
   readonly log: Log;
 }
 
+/** The headers a plain request goes with, built once for the common case: the client's headers and the same key. */
+const shared = new WeakMap<object, { key: string; headers: Readonly<Record<string, string>> }>();
+
 /**
  * The request openapi-fetch builds when no middleware is registered: the URL and init it was given, kept as they are.
  * A fetch Request is built once, by fetch itself, instead of once by openapi-fetch and again by fetch (which copies
@@ -44,12 +47,15 @@ const BEARER = "Bearer ";
 export async function send(config: TransportConfig, attempt: Attempt, request: Request | PlainRequest): Promise<Response> {
   const pending = config.key.get();
   const key = typeof pending === "string" ? pending : await attempt.race(pending);
-  attempt.secrets = [...attempt.secrets, key];
+  attempt.key = key;
   const plain = request instanceof PlainRequest;
-  // A Request that middleware saw keeps its headers; the key goes on a copy.
-  const headers = plain ? request.headers : new Headers(request.headers);
-  headers.set("Authorization", BEARER + key);
-  config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, { attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) }, attempt.secrets);
+  // A plain request goes with the call's headers as a plain object (fetch copies one faster than a Headers); a Request
+  // that middleware saw keeps its headers, and the key goes on a copy.
+  const headers = plain ? plainHeaders(attempt.call.headers ?? {}, key, request) : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
+  if (config.log.enabled("debug")) {
+    const details = { attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) };
+    config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, details, attempt.allSecrets());
+  }
   const body = plain ? request.body : request.body ? await attempt.race(request.arrayBuffer()) : undefined;
   const fetchImpl = config.fetch();
   const signal = attempt.abortSignal;
@@ -58,27 +64,12 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
     // Nothing more is sent for an attempt that has ended (a late key, or a caller's fetch that ignored its signal).
     if (attempt.ended) return Promise.reject(INTERRUPTED);
     attempt.url = hop.url;
-    let pendingResponse: Promise<Response>;
-    try {
-      const init: RequestInit = { method: hop.method, headers: hop.headers, signal };
-      if (hop.body !== undefined) init.body = hop.body;
-      if (follow) init.redirect = "manual";
-      // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
-      // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
-      pendingResponse = first && !plain ? fetchImpl(request, init) : fetchImpl(hop.url, init);
-    } catch (error) {
-      pendingResponse = Promise.reject(error);
-    }
-    const checked = pendingResponse.then((response) => {
-      // Anything but a response (a caller's fetch resolving to null, say) is a failed fetch.
-      // (Another fetch's Response, undici's say, is one too: it is told by its shape, not its class.)
-      if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") throw new TypeError("fetch did not resolve to a Response");
-      return response;
-    });
-    return attempt.race(
-      checked.catch((cause: unknown) => Promise.reject(connectionError(cause, attempt.where()))),
-      cancelBody,
-    );
+    const init: RequestInit = { method: hop.method, headers: hop.headers, signal };
+    if (hop.body !== undefined) init.body = hop.body;
+    if (follow) init.redirect = "manual";
+    // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
+    // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
+    return attempt.race(fetchChecked(fetchImpl, first && !plain ? request : hop.url, init, attempt), cancelBody);
   };
 
   let hop: Hop = { url: request.url, method: request.method, headers, body };
@@ -100,6 +91,32 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   const text = decode(await readKept(attempt, response));
   const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
   return new Response(nullBody || !text ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** A plain request's headers: the call's, the key, and `Content-Type: application/json` with a body (unless set). */
+function plainHeaders(base: Readonly<Record<string, string>>, key: string, request: PlainRequest): Readonly<Record<string, string>> {
+  if (request.body === undefined) {
+    const known = shared.get(base);
+    if (known?.key === key) return known.headers;
+    const headers = Object.freeze({ ...base, Authorization: BEARER + key });
+    shared.set(base, { key, headers });
+    return headers;
+  }
+  const type = request.headers.get("content-type");
+  for (const name in base) if (name.toLowerCase() === "content-type") return { ...base, Authorization: BEARER + key };
+  return { ...base, ...(type ? { "Content-Type": type } : {}), Authorization: BEARER + key };
+}
+
+/** The caller's fetch, its failure an APIConnectionError; anything but a response (null, say) is a failure too. */
+async function fetchChecked(fetchImpl: typeof fetch, input: Request | string, init: RequestInit, attempt: Attempt): Promise<Response> {
+  try {
+    const response = await fetchImpl(input, init);
+    // Another fetch's Response (undici's, say) is one too: it is told by its shape, not its class.
+    if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") throw new TypeError("fetch did not resolve to a Response");
+    return response;
+  } catch (cause) {
+    throw connectionError(cause, attempt.where());
+  }
 }
 
 /** The body's first ERROR_BODY_LIMIT bytes; a body cut off in transfer is a connection error, as a failed fetch is. */

@@ -219,12 +219,11 @@ describe("logging", () => {
     const client = clientOf(server, { logger, logLevel: "debug", headers: { ...credentials, "X-Trace": "trace-visible-9" } });
     await client.computers.get("cmp_1");
     const log = logger.lines.join("\n");
-    // Header names are shown as fetch's Headers holds them: in lower case.
     for (const name of ["Authorization", ...Object.keys(credentials), ...Object.keys(received)]) {
-      expect(log).toContain(`"${name.toLowerCase()}":"***"`);
+      expect(log).toContain(`"${name}":"***"`);
     }
     expect(log).not.toMatch(/client-session-42|xak-|xat-|xcs-|xsi-|xas-|xpw-|server-session-77|xrt-/);
-    expect(log).toContain('"x-trace":"trace-visible-9"'); // a header that carries no credential is shown
+    expect(log).toContain('"X-Trace":"trace-visible-9"'); // a header that carries no credential is shown
     expect(server.requests[0]!.headers["x-api-key"]).toBe("xak-client-1");
   });
 
