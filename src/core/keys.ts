@@ -13,7 +13,7 @@ export function checkKnownKeys(value: object | undefined, known: ReadonlySet<str
     throw new ValidationError(
       `${field}.${key}`,
       (value as Record<string, unknown>)[key],
-      suggestion ? `no such key; did you mean \`${suggestion}\`?` : `one of the known keys: ${[...known].join(", ")}`,
+      suggestion ? `a known key; did you mean \`${suggestion}\`?` : `one of the known keys: ${[...known].join(", ")}`,
       `an unknown key (${JSON.stringify(key)})`,
       { rule: "unknownKey", bound: suggestion },
     );
