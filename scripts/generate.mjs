@@ -5,7 +5,8 @@
 //   openapi.ts                  path and schema types (openapi-typescript)
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 //   resources.ts                the SDK's resource classes: one method per operation (`x-sdk`), over the request hub
-// Usage: node scripts/generate.mjs [--out DIR]   (the freshness test generates into a temp dir and compares)
+// Usage: node scripts/generate.mjs [--out DIR] [--spec DIR]   (the freshness test generates into a temp dir and
+// compares; --spec reads another copy of openapi/, as the test of adding an operation does)
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -20,11 +21,13 @@ import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const outFlag = process.argv.indexOf("--out");
 const out = outFlag > 0 ? resolve(process.argv[outFlag + 1]) : join(root, "generated");
+const specFlag = process.argv.indexOf("--spec");
+const specRoot = specFlag > 0 ? resolve(process.argv[specFlag + 1]) : join(root, "openapi");
 mkdirSync(out, { recursive: true });
 
 const redocly = join(root, "node_modules", ".bin", "redocly");
 const bundle = (file, ext) =>
-  execFileSync(redocly, ["bundle", "openapi/openapi.yaml", "--ext", ext, "-o", join(out, file)], {
+  execFileSync(redocly, ["bundle", join(specRoot, "openapi.yaml"), "--ext", ext, "-o", join(out, file)], {
     cwd: root,
     env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
     stdio: ["ignore", "ignore", "pipe"],
