@@ -125,7 +125,7 @@ function reportError(error: unknown, signal: AbortSignal | undefined): unknown {
       error.body,
       `Analytics reports need a Manager or Owner API key; the API refused this key (${error.message}).`,
     );
-    denied.cause = error; // the API's own answer, for callers that show it in their own words (the CLI)
+    denied.cause = error; // the API's own answer, for callers that show it in their own words
     return denied;
   }
   return error;
