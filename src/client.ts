@@ -157,10 +157,12 @@ export class OrgAgent {
     const log = new Log(logLevel, options.logger ?? console, () => (key.current ? [key.current, ...secrets] : secrets));
 
     const headers = Object.freeze({ Accept: "application/json", ...options.headers });
+    // openapi-fetch's own query serializer with its defaults (form, explode).
+    const querySerializer = createQuerySerializer();
     // One openapi-fetch client for every call; the client's headers go with each (core/hub.ts, core/raw.ts).
     const core = createClient<paths>({
       baseUrl: this.baseUrl,
-      querySerializer: createQuerySerializer(),
+      querySerializer,
       pathSerializer: serializePath,
     }) as unknown as CoreClient;
     const transport = { fetch: () => options.fetch ?? globalThis.fetch, key, log };
@@ -185,6 +187,7 @@ export class OrgAgent {
       plugins: [...(options.plugins ?? [])],
       hostUrl,
       pathSerializer: serializePath,
+      querySerializer,
       headers,
       secrets,
     });

@@ -32,6 +32,8 @@ export interface AttemptLimit {
 const ignore = () => {};
 /** Why a wait was cut short: the attempt ended (its error comes from `interrupted()`). */
 export const INTERRUPTED = Symbol("interrupted");
+/** The timer of every attempt: one function, not a closure per attempt. */
+const timeUp = (attempt: Attempt) => attempt.timeUp();
 
 export class Attempt {
   readonly #controller = new AbortController();
@@ -46,14 +48,11 @@ export class Attempt {
   /** Whether the last response's body was read to its end (or had none): then its connection is free. */
   #complete = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  readonly #waits = new Set<(reason: unknown) => void>();
+  /** The waits in progress (at most a couple at once), each ended when the attempt is. */
+  readonly #waits: Array<(reason: unknown) => void> = [];
   readonly #timer: ReturnType<typeof setTimeout>;
-  readonly #release = () => {
-    this.#ended = true;
-    this.#controller.abort();
-    for (const stop of this.#waits) stop(INTERRUPTED);
-    this.#reader?.cancel().catch(ignore);
-  };
+  /** Ends the attempt early; a listener of the caller's signal, made only when there is one. */
+  readonly #release: (() => void) | undefined;
 
   constructor(
     readonly call: CallInfo,
@@ -65,11 +64,24 @@ export class Attempt {
     /** The caller's signal: its abort ends the attempt with APIUserAbortError. */
     private readonly signal: AbortSignal | undefined,
   ) {
-    signal?.addEventListener("abort", this.#release);
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#release();
-    }, Math.min(limit.ms, MAX_TIMER));
+    if (signal) {
+      this.#release = () => this.#end();
+      signal.addEventListener("abort", this.#release);
+    }
+    this.#timer = setTimeout(timeUp, Math.min(limit.ms, MAX_TIMER), this);
+  }
+
+  /** The attempt's time is up (its timer's callback). */
+  timeUp(): void {
+    this.#timedOut = true;
+    this.#end();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#controller.abort();
+    for (const stop of this.#waits.splice(0)) stop(INTERRUPTED);
+    this.#reader?.cancel().catch(ignore);
   }
 
   /** The signal fetch follows: aborted when the attempt ends early. */
@@ -114,14 +126,19 @@ export class Attempt {
         // Letting go of a late answer never fails the program, whatever a caller's fetch resolved to.
         pending.then(abandon, ignore).catch(ignore);
       };
-      this.#waits.add(stop);
+      const waits = this.#waits;
+      waits.push(stop);
+      const done = () => {
+        const at = waits.indexOf(stop);
+        if (at !== -1) waits.splice(at, 1);
+      };
       pending.then(
         (value) => {
-          this.#waits.delete(stop);
+          done();
           resolve(value);
         },
         (error: unknown) => {
-          this.#waits.delete(stop);
+          done();
           reject(error);
         },
       );
@@ -149,8 +166,8 @@ export class Attempt {
   /** Ends the attempt: its timer and listener go; a connection whose body was not read to its end is closed. */
   end(): void {
     clearTimeout(this.#timer);
-    this.signal?.removeEventListener("abort", this.#release);
-    if (!this.#complete) this.#release();
+    if (this.#release) this.signal!.removeEventListener("abort", this.#release);
+    if (!this.#complete) this.#end();
   }
 }
 

@@ -1,7 +1,10 @@
 // One attempt of an operation: one openapi-fetch call (so the client's middleware sees every attempt) whose fetch is
 // the transport, then the success body read under the attempt within `maxResponseSize`, decoded once and checked
 // against the spec's shape. Resolves to what came of it, never rejects: the retry loop (send.ts) decides what next.
-import type { Middleware } from "openapi-fetch";
+// openapi-fetch's core is the middleware runner: with no middleware registered there is nothing for it to run, so the
+// attempt builds the same request itself (openapi-fetch's own URL builder and serializers) and hands it straight to
+// the transport, which is cheaper by a Request object and several awaits per call.
+import { createFinalURL, type Middleware } from "openapi-fetch";
 import { INTERRUPTED, cancelBody, type Attempt } from "./attempt.js";
 import { IncompleteBody, decode } from "./body.js";
 import { APIError, OrgAgentError, ResponseTooLargeError, snippet } from "./errors.js";
@@ -19,6 +22,10 @@ export interface ExchangeConfig {
   readonly transport: TransportConfig;
   /** The client's middleware (`client.use()`), as it is when each attempt starts. */
   readonly middleware: readonly Middleware[];
+  /** Fills `{name}` path templates, as openapi-fetch's client does with it. */
+  readonly pathSerializer: (path: string, params: Record<string, unknown>) => string;
+  /** Serializes a query, as openapi-fetch's client does with it. */
+  readonly querySerializer: (query: Record<string, unknown>) => string;
 }
 
 /** One attempt's request: the operation, and what openapi-fetch builds the request from. */
@@ -50,28 +57,49 @@ export interface AttemptOutcome {
 // The body is JSON text already: sent as it is.
 const asIs = (body: unknown) => body;
 
+/** The attempt through openapi-fetch's core, which runs the middleware on a real Request with the call's headers. */
+function throughMiddleware(config: ExchangeConfig, attempt: Attempt, request: ExchangeRequest) {
+  const pending = config.core.request(request.method, request.path, {
+    baseUrl: request.baseUrl,
+    params: request.params,
+    body: request.body,
+    bodySerializer: asIs,
+    headers: request.headers,
+    parseAs: "stream",
+    middleware: config.middleware,
+    fetch: (built: Request) => send(config.transport, attempt, built),
+  });
+  // A middleware's wait is raced here (the transport races its own).
+  return attempt.race(pending, (late) => cancelBody(late.response));
+}
+
+/**
+ * The same attempt without middleware: the URL built as openapi-fetch builds it, the transport adds the call's
+ * headers, and fetch builds the only Request. An error body is the transport's (cut to its limit), read as openapi-fetch
+ * reads one: JSON when it parses, else the text.
+ */
+async function direct(config: ExchangeConfig, attempt: Attempt, request: ExchangeRequest): Promise<{ error?: unknown; response: Response }> {
+  const url = createFinalURL(request.path, {
+    baseUrl: request.baseUrl,
+    params: request.params as { path?: Record<string, unknown>; query?: Record<string, unknown> },
+    querySerializer: config.querySerializer,
+    pathSerializer: config.pathSerializer,
+  });
+  const response = await send(config.transport, attempt, new PlainRequest(url, request.method, request.body));
+  if (response.ok) return { response };
+  const text = await response.text();
+  try {
+    return { error: JSON.parse(text), response };
+  } catch {
+    return { error: text, response };
+  }
+}
+
 export async function exchange(config: ExchangeConfig, attempt: Attempt, request: ExchangeRequest): Promise<AttemptOutcome> {
   let status: number | undefined;
   let headers: Headers | undefined;
   try {
-    const { middleware } = config;
-    const init: Record<string, unknown> = {
-      baseUrl: request.baseUrl,
-      params: request.params,
-      body: request.body,
-      bodySerializer: asIs,
-      parseAs: "stream",
-      fetch: (built: Request | PlainRequest) => send(config.transport, attempt, built),
-    };
-    // Middleware sees a real Request, with the call's headers; without any, openapi-fetch builds a plain one, the
-    // transport adds the call's headers and fetch builds the only Request.
-    if (middleware.length) {
-      init.middleware = middleware;
-      init.headers = request.headers;
-    } else init.Request = PlainRequest;
-    const pending = config.core.request(request.method, request.path, init);
-    // Without middleware every wait inside openapi-fetch is the transport's, raced already; a middleware's is raced here.
-    const answer = middleware.length ? await attempt.race(pending, (late) => cancelBody(late.response)) : await pending;
+    const answer = config.middleware.length ? await throughMiddleware(config, attempt, request) : await direct(config, attempt, request);
     const { response } = answer;
     status = response.status;
     headers = response.headers;
@@ -100,7 +128,7 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
     if (stopped) return { error: stopped };
     // Over the limit: reading stopped there, and nothing of it is decoded.
     if (bytes.more) return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, undefined, attempt.where()) };
-    const parsed = parseSuccess(request.response, status, headers, decode(bytes), () => attempt.where());
+    const parsed = parseSuccess(request.response, status, headers, decode(bytes), attempt);
     return "error" in parsed ? { status, headers, error: parsed.error } : { status, headers, data: parsed.data, response };
   } catch (cause) {
     const stopped = attempt.interrupted();

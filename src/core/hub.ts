@@ -2,7 +2,7 @@
 // `client.request` alike. It checks what it is given (unknown keys, option ranges, the spec's bounds) before anything
 // is sent, hands the call to the retry loop (send.ts), and returns an APIPromise of the answer, or for a list a
 // PagePromise over the spec's paging rule (with date windows for a list over a date range).
-import { createFinalURL, createQuerySerializer } from "openapi-fetch";
+import { createFinalURL } from "openapi-fetch";
 import { operations, type HostName, type OperationId } from "../../generated/spec-tables.js";
 import type { PaginationRule } from "./cursor.js";
 import { ValidationError } from "./errors.js";
@@ -40,8 +40,6 @@ export interface Hub {
 export interface HubConfig extends SendConfig {
   /** The base URL of a host; throws when it is not configured (the app host, for readiness). */
   hostUrl(host: HostName): string;
-  /** Fills `{name}` path templates (percent-encoded; refuses what cannot be one segment). */
-  readonly pathSerializer: (path: string, params: Record<string, unknown>) => string;
   /** The client's headers (`Accept`, and its `headers` option). */
   readonly headers: Readonly<Record<string, string>>;
   /** The values of the client's credential headers: scrubbed from every error and log line. */
@@ -59,8 +57,6 @@ interface Operation extends OperationRules {
 }
 
 const PARAM_KEYS = new Set(["path", "query", "body"]);
-// openapi-fetch's own query serializer with its defaults (form, explode), the one its client uses.
-const querySerializer = createQuerySerializer();
 
 export class RequestHub implements Hub {
   readonly #config: HubConfig;
@@ -161,7 +157,7 @@ export class RequestHub implements Hub {
         createFinalURL(op.path, {
           baseUrl,
           params: { ...(path ? { path: path as Record<string, unknown> } : {}), ...(query ? { query: query as Record<string, unknown> } : {}) },
-          querySerializer,
+          querySerializer: config.querySerializer,
           pathSerializer: config.pathSerializer,
         }),
       secrets: own ? [...config.secrets, ...credentialValues(own)] : config.secrets,

@@ -4,7 +4,7 @@
 // `raw`: its answers come back as openapi-fetch gives them (`{ data, error, response }`).
 import type { Client, Middleware } from "openapi-fetch";
 import type { paths } from "../../generated/openapi.js";
-import { operations, pathHosts, type HostName } from "../../generated/spec-tables.js";
+import { operations, type HostName } from "../../generated/spec-tables.js";
 import { Attempt, cancelBody, type CallInfo } from "./attempt.js";
 import { IncompleteBody, concat } from "./body.js";
 import { ResponseTooLargeError } from "./errors.js";
@@ -31,8 +31,13 @@ export interface RawConfig {
 
 const METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"];
 const NULL_BODY = new Set([101, 204, 205, 304]);
-// The operation of each method and path, for the request context of an error.
-const operationOf = new Map<string, string>(Object.values(operations).map((op) => [`${op.method} ${op.path}`, op.operationId]));
+// The operation of each method and path (for the request context of an error), and the host of each path.
+const operationOf = new Map<string, string>();
+const hostOf = new Map<string, HostName>();
+for (const op of Object.values(operations)) {
+  operationOf.set(`${op.method} ${op.path}`, op.operationId);
+  hostOf.set(op.path, op.host);
+}
 type RawInit = Record<string, unknown> & { headers?: unknown; middleware?: Middleware[]; fetch?: typeof fetch; params?: unknown };
 
 export function rawClient(config: RawConfig): Client<paths> {
@@ -43,7 +48,7 @@ export function rawClient(config: RawConfig): Client<paths> {
     const headers = given instanceof Headers || Array.isArray(given) ? Object.fromEntries(given as Iterable<[string, string]>) : given;
     try {
       if (headers != null) checkHeaders(headers, "headers");
-      const host = Object.hasOwn(pathHosts, path) ? pathHosts[path as keyof typeof pathHosts] : undefined;
+      const host = hostOf.get(path);
       const call: CallInfo = { operationId: operationOf.get(`${method.toUpperCase()} ${path}`), method: method.toUpperCase(), path, params: init.params };
       const secrets = headers ? [...config.secrets, ...credentialValues(headers as Record<string, string>)] : config.secrets;
       const transport = init.fetch ? { ...config.transport, fetch: () => init.fetch! } : config.transport;

@@ -24,29 +24,31 @@ export function parseSuccess(
   status: number,
   headers: Headers,
   text: string,
-  where: () => RequestContext | undefined,
+  request: { where(): RequestContext | undefined },
 ): { data: unknown } | { error: APIError } {
-  const malformed = (why: string) => ({
-    error: new APIError(status, headers, text, `${status}: ${why}${text ? `: ${snippet(text)}` : ""}`, where()),
-  });
   // A test, not trim(): trimming would copy the whole body.
-  if (!/\S/.test(text)) return malformed("the response body is empty, expected JSON");
+  if (!/\S/.test(text)) return malformedAnswer(status, headers, text, "the response body is empty, expected JSON", request);
   const type = headers.get("content-type");
   // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.
-  if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformed(`expected JSON, got ${type}`);
+  if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformedAnswer(status, headers, text, `expected JSON, got ${type}`, request);
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    return malformed("the response body is not valid JSON");
+    return malformedAnswer(status, headers, text, "the response body is not valid JSON", request);
   }
   if (shape?.type === "object") {
-    if (!isRecord(data)) return malformed("expected a JSON object");
+    if (!isRecord(data)) return malformedAnswer(status, headers, text, "expected a JSON object", request);
     for (const name in shape.required) {
       const kind = shape.required[name]!;
-      if (data[name] === undefined) return malformed(`the required field \`${name}\` is missing`);
-      if (!(JSON_TYPES[kind]?.(data[name]) ?? true)) return malformed(`expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`);
+      if (data[name] === undefined) return malformedAnswer(status, headers, text, `the required field \`${name}\` is missing`, request);
+      if (!(JSON_TYPES[kind]?.(data[name]) ?? true)) return malformedAnswer(status, headers, text, `expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`, request);
     }
   }
   return { data };
+}
+
+/** The APIError of a success status whose body cannot be the documented one: the reason and a snippet of the text. */
+function malformedAnswer(status: number, headers: Headers, text: string, why: string, request: { where(): RequestContext | undefined }) {
+  return { error: new APIError(status, headers, text, `${status}: ${why}${text ? `: ${snippet(text)}` : ""}`, request.where()) };
 }

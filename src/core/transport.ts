@@ -22,23 +22,16 @@ export interface TransportConfig {
 const shared = new WeakMap<object, { key: string; headers: Readonly<Record<string, string>> }>();
 
 /**
- * The request openapi-fetch builds when no middleware is registered: the URL and init it was given, kept as they are.
- * A fetch Request is built once, by fetch itself, instead of once by openapi-fetch and again by fetch (which copies
- * the first); nothing but the transport ever sees this one.
+ * A request no middleware sees: its URL, method and JSON body, the transport adding the call's headers. A fetch Request
+ * is built once, by fetch itself, instead of once by openapi-fetch and again by fetch (which copies the first).
  */
 export class PlainRequest {
-  readonly url: string;
-  readonly method: string;
-  readonly headers: Headers;
-  readonly body: string | undefined;
-  readonly redirect: RequestRedirect;
-  constructor(url: string, init: { method?: string; headers?: Headers; body?: string | null; redirect?: RequestRedirect }) {
-    this.url = url;
-    this.method = init.method ?? "GET";
-    this.headers = init.headers ?? new Headers();
-    this.body = init.body ?? undefined;
-    this.redirect = init.redirect ?? "follow";
-  }
+  readonly redirect: RequestRedirect = "follow";
+  constructor(
+    readonly url: string,
+    readonly method: string,
+    readonly body: string | undefined,
+  ) {}
 }
 
 const BEARER = "Bearer ";
@@ -51,38 +44,25 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   const plain = request instanceof PlainRequest;
   // A plain request goes with the call's headers as a plain object (fetch copies one faster than a Headers); a Request
   // that middleware saw keeps its headers, and the key goes on a copy.
-  const headers = plain ? plainHeaders(attempt.call.headers ?? {}, key, request) : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
+  const headers = plain ? plainHeaders(attempt.call.headers ?? {}, key, request.body) : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
   if (config.log.enabled("debug")) {
     const details = { attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) };
     config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, details, attempt.allSecrets());
   }
   const body = plain ? request.body : request.body ? await attempt.race(request.arrayBuffer()) : undefined;
   const fetchImpl = config.fetch();
-  const signal = attempt.abortSignal;
   const follow = FOLLOW_REDIRECTS && request.redirect === "follow";
-  const fetchOnce = (hop: Hop, first: boolean): Promise<Response> => {
-    // Nothing more is sent for an attempt that has ended (a late key, or a caller's fetch that ignored its signal).
-    if (attempt.ended) return Promise.reject(INTERRUPTED);
-    attempt.url = hop.url;
-    const init: RequestInit = { method: hop.method, headers: hop.headers, signal };
-    if (hop.body !== undefined) init.body = hop.body;
-    if (follow) init.redirect = "manual";
-    // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
-    // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
-    return attempt.race(fetchChecked(fetchImpl, first && !plain ? request : hop.url, init, attempt), cancelBody);
-  };
-
   let hop: Hop = { url: request.url, method: request.method, headers, body };
-  let response = await fetchOnce(hop, true);
-  attempt.received();
+  // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
+  // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
+  let response = await fetchHop(fetchImpl, attempt, plain ? hop.url : request, hop, follow);
   if (follow) {
     const visited = [hop.url];
     while (isRedirect(response)) {
       hop = nextHop(response, hop, visited, () => attempt.where());
       // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
       await readKept(attempt, response);
-      response = await fetchOnce(hop, false);
-      attempt.received();
+      response = await fetchHop(fetchImpl, attempt, hop.url, hop, follow);
     }
   }
   if (response.ok) return response;
@@ -93,30 +73,43 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   return new Response(nullBody || !text ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** A plain request's headers: the call's, the key, and `Content-Type: application/json` with a body (unless set). */
-function plainHeaders(base: Readonly<Record<string, string>>, key: string, request: PlainRequest): Readonly<Record<string, string>> {
-  if (request.body === undefined) {
+/**
+ * A plain request's headers: the call's, the key, and with a body `Content-Type: application/json` unless the call
+ * names its own (as openapi-fetch does: its default goes first, the call's headers over it).
+ */
+function plainHeaders(base: Readonly<Record<string, string>>, key: string, body: string | undefined): Readonly<Record<string, string>> {
+  if (body === undefined) {
     const known = shared.get(base);
     if (known?.key === key) return known.headers;
     const headers = Object.freeze({ ...base, Authorization: BEARER + key });
     shared.set(base, { key, headers });
     return headers;
   }
-  const type = request.headers.get("content-type");
   for (const name in base) if (name.toLowerCase() === "content-type") return { ...base, Authorization: BEARER + key };
-  return { ...base, ...(type ? { "Content-Type": type } : {}), Authorization: BEARER + key };
+  return { "Content-Type": "application/json", ...base, Authorization: BEARER + key };
 }
 
-/** The caller's fetch, its failure an APIConnectionError; anything but a response (null, say) is a failure too. */
-async function fetchChecked(fetchImpl: typeof fetch, input: Request | string, init: RequestInit, attempt: Attempt): Promise<Response> {
+/**
+ * Sends one hop with the attempt's signal, raced against the attempt's end. A failure of the caller's fetch is an
+ * APIConnectionError, and so is anything it resolves to that is not a response (null, say); another fetch's Response
+ * (undici's) is one too: it is told by its shape, not its class.
+ */
+async function fetchHop(fetchImpl: typeof fetch, attempt: Attempt, input: Request | string, hop: Hop, follow: boolean): Promise<Response> {
+  // Nothing more is sent for an attempt that has ended (a late key, or a caller's fetch that ignored its signal).
+  if (attempt.ended) throw INTERRUPTED;
+  attempt.url = hop.url;
+  const init: RequestInit = { method: hop.method, headers: hop.headers, signal: attempt.abortSignal };
+  if (hop.body !== undefined) init.body = hop.body;
+  if (follow) init.redirect = "manual";
+  let response: Response;
   try {
-    const response = await fetchImpl(input, init);
-    // Another fetch's Response (undici's, say) is one too: it is told by its shape, not its class.
+    response = await attempt.race(fetchImpl(input, init), cancelBody);
     if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") throw new TypeError("fetch did not resolve to a Response");
-    return response;
   } catch (cause) {
-    throw connectionError(cause, attempt.where());
+    throw cause === INTERRUPTED ? cause : connectionError(cause, attempt.where());
   }
+  attempt.received();
+  return response;
 }
 
 /** The body's first ERROR_BODY_LIMIT bytes; a body cut off in transfer is a connection error, as a failed fetch is. */

@@ -131,6 +131,26 @@ describe("one middleware sees every call", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
+    const server = await scripted(...Array(6).fill({ status: 201, body: successExample("createSession") }));
+    const calls = async (client: OrgAgent) => {
+      await client.sessions.create({ computerId: "cmp_1", cwd: "/src" }, { headers: { "X-Call": "c1", "content-type": "application/json; charset=utf-8" } });
+      await client.sessions.create({ computerId: "cmp_1" });
+      await client.request("getSessionMessage", { path: { sessionId: "sess 1/ä", messageId: "msg_1" }, query: { computerId: "cmp_2" } }).catch(() => {});
+    };
+    await calls(clientOn(server, { headers: { "X-Team": "blue" } }));
+    const observed = clientOn(server, { headers: { "X-Team": "blue" } });
+    observed.use({ onRequest: () => undefined });
+    await calls(observed);
+    const wire = server.requests.map(({ method, target, headers, body }) => {
+      const { host, connection, ...sent } = headers;
+      return { method, target, headers: sent, body };
+    });
+    expect(wire.slice(3)).toEqual(wire.slice(0, 3));
+    expect(wire[1]!.headers["content-type"]).toBe("application/json");
+    expect(wire[0]!.headers).toMatchObject({ "content-type": "application/json; charset=utf-8", "x-call": "c1", "x-team": "blue", authorization: `Bearer ${KEY}` });
+  });
+
   it("use() refuses what is not middleware, naming it", () => {
     const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
     expect(() => client.use({} as Middleware)).toThrow(/^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/);
