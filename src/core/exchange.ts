@@ -73,25 +73,22 @@ function throughMiddleware(config: ExchangeConfig, attempt: Attempt, request: Ex
   return attempt.race(pending, (late) => cancelBody(late.response));
 }
 
-/**
- * The same attempt without middleware: the URL built as openapi-fetch builds it, the transport adds the call's
- * headers, and fetch builds the only Request. An error body is the transport's (cut to its limit), read as openapi-fetch
- * reads one: JSON when it parses, else the text.
- */
-async function direct(config: ExchangeConfig, attempt: Attempt, request: ExchangeRequest): Promise<{ error?: unknown; response: Response }> {
-  const url = createFinalURL(request.path, {
+/** The URL of an attempt, built as openapi-fetch builds it. */
+function urlOf(config: ExchangeConfig, request: ExchangeRequest): string {
+  return createFinalURL(request.path, {
     baseUrl: request.baseUrl,
     params: request.params as { path?: Record<string, unknown>; query?: Record<string, unknown> },
     querySerializer: config.querySerializer,
     pathSerializer: config.pathSerializer,
   });
-  const response = await send(config.transport, attempt, new PlainRequest(url, request.method, request.body));
-  if (response.ok) return { response };
-  const text = await response.text();
+}
+
+/** A body's text as JSON when it parses, else the text: as openapi-fetch reads an error body. */
+function jsonOrText(text: string): unknown {
   try {
-    return { error: JSON.parse(text), response };
+    return JSON.parse(text);
   } catch {
-    return { error: text, response };
+    return text;
   }
 }
 
@@ -99,13 +96,21 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
   let status: number | undefined;
   let headers: Headers | undefined;
   try {
-    const answer = config.middleware.length ? await throughMiddleware(config, attempt, request) : await direct(config, attempt, request);
-    const { response } = answer;
+    let response: Response;
+    let errorBody: unknown;
+    if (config.middleware.length) {
+      ({ response, error: errorBody } = await throughMiddleware(config, attempt, request));
+    } else {
+      // The same attempt without middleware: the transport adds the call's headers, and fetch builds the only Request.
+      response = await send(config.transport, attempt, new PlainRequest(urlOf(config, request), request.method, request.body));
+      // An error body is the transport's, cut to its limit, read as openapi-fetch reads one.
+      if (!response.ok) errorBody = jsonOrText(await response.text());
+    }
     status = response.status;
     headers = response.headers;
     if (!response.ok) {
-      // openapi-fetch read the error body the transport kept, as JSON when it parses, else as text.
-      const body = answer.error === "" ? undefined : answer.error;
+      // The error body the transport kept, as JSON when it parses, else as text.
+      const body = errorBody === "" ? undefined : errorBody;
       return { status, headers, error: APIError.from(status, headers, body, undefined, attempt.where()) };
     }
     const { maxResponseSize } = request;

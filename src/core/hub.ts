@@ -137,18 +137,19 @@ export class RequestHub implements Hub {
     const query = params?.query;
     const own = options?.headers;
     const headers = mergeHeaders(config.headers, own);
+    const location = { path, query };
     return {
       operationId: op.operationId,
       method: op.method,
       path: op.path,
-      params: { path, query },
+      params: location,
       headers,
       request: {
         method: op.method,
         path: op.path,
         response: op.response,
         baseUrl,
-        params: { path, query },
+        params: location,
         body: params?.body === undefined ? undefined : JSON.stringify(params.body),
         headers,
         maxResponseSize: options?.maxResponseSize ?? config.policy.maxResponseSize,

@@ -43,7 +43,6 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
   const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
   const signal = options.signal;
   const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
-  const label = `${call.method} ${call.path}`;
   let retries = 0;
 
   for (let number = 1; ; number++) {
@@ -70,7 +69,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
         ...(outcome.error ? { error: outcome.error.name } : {}),
         ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
       };
-      log.write("debug", `← ${label}`, details, attempt.allSecrets());
+      log.write("debug", `← ${call.method} ${call.path}`, details, attempt.allSecrets());
     }
     if (info) for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
     if (!outcome.error) {
@@ -84,19 +83,19 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     const decision = decide(info, outcome, plugins) ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
     if (!decision.retry) {
       const overCap = (decision as { overCap?: number }).overCap;
-      if (overCap !== undefined) log.write("info", `${label}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);
+      if (overCap !== undefined) log.write("info", `${call.method} ${call.path}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);
       throw error;
     }
     if (decision.counted !== false) {
       if (retries >= maxRetries) {
-        log.write("info", `${label} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, secrets);
+        log.write("info", `${call.method} ${call.path} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, secrets);
         throw error;
       }
       retries++;
     }
     const delay = decision.delay ?? 0;
     if (performance.now() + delay >= deadlineAt) throw error;
-    log.write("info", `${label}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, secrets);
+    log.write("info", `${call.method} ${call.path}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, secrets);
     await sleep(delay, signal);
   }
 }

@@ -56,7 +56,7 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
   // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
   let response = await fetchHop(fetchImpl, attempt, plain ? hop.url : request, hop, follow);
-  if (follow) {
+  if (follow && isRedirect(response)) {
     const visited = [hop.url];
     while (isRedirect(response)) {
       hop = nextHop(response, hop, visited, () => attempt.where());
