@@ -1,8 +1,8 @@
 // Ready-made analytics date ranges in UTC, clamped to the days the spec says can be queried (`x-date-range`:
 // the earliest data day, and yesterday as the latest), so a range never asks for today.
 import { operations } from "../generated/spec-tables.js";
+import { DAY_MS, dateOf, dayOf, yesterdayUTC } from "./core/days.js";
 import { ValidationError } from "./core/errors.js";
-import { yesterdayUTC } from "./core/validate.js";
 
 /** The `startDate` and `endDate` of an analytics query, both `YYYY-MM-DD` (UTC, inclusive). */
 export interface DateRange {
@@ -16,7 +16,6 @@ export interface DateRangeOptions {
 }
 
 const bounds = operations.getAnalyticsTokens.params.startDate.schema.dateRange;
-const DAY_MS = 86_400_000;
 
 /**
  * Analytics date ranges in UTC. Each returns `{ startDate, endDate }` to spread into an analytics query, clamped to
@@ -35,9 +34,9 @@ export const dateRange = {
   lastDays(days: number, options?: DateRangeOptions): DateRange {
     if (!Number.isSafeInteger(days) || days < 1) throw new ValidationError("days", days, "a whole number of days, 1 or more");
     const end = latest(options);
-    // Compared in milliseconds first: a huge `days` would be past the range a Date can format.
-    const start = Date.parse(end) - (days - 1) * DAY_MS;
-    return { startDate: isoDay(Math.max(start, Date.parse(bounds.earliest))), endDate: end };
+    // Compared as day numbers first: a huge `days` would be past the range a Date can format.
+    const start = dayOf(end) - (days - 1);
+    return { startDate: dateOf(Math.max(start, dayOf(bounds.earliest))), endDate: end };
   },
 
   /** One calendar month, `"YYYY-MM"`: the current month runs to yesterday, the first month starts at the first data day. */
@@ -46,11 +45,12 @@ export const dateRange = {
     const match = typeof month === "string" ? /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month) : null;
     const allowed = `a month YYYY-MM from ${bounds.earliest.slice(0, 7)} to ${end.slice(0, 7)}`;
     if (!match) throw new ValidationError("month", month, allowed);
-    const first = Date.parse(`${month}-01`);
-    const last = Date.UTC(Number(match[1]), Number(match[2]), 0);
+    const first = dayOf(`${month}-01`);
+    // Day 0 of the next month is the last of this one.
+    const last = Date.UTC(Number(match[1]), Number(match[2]), 0) / DAY_MS;
     const range = {
-      startDate: isoDay(Math.max(first, Date.parse(bounds.earliest))),
-      endDate: isoDay(Math.min(last, Date.parse(end))),
+      startDate: dateOf(Math.max(first, dayOf(bounds.earliest))),
+      endDate: dateOf(Math.min(last, dayOf(end))),
     };
     if (range.startDate > range.endDate) throw new ValidationError("month", month, allowed);
     return range;
@@ -68,8 +68,4 @@ function latest(options?: DateRangeOptions): string {
   const end = yesterdayUTC(now);
   if (end < bounds.earliest) throw new ValidationError("now", given ?? Date.now(), `a time after ${bounds.earliest}, the first data day`);
   return end;
-}
-
-function isoDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }

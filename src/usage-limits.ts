@@ -2,12 +2,15 @@
 // entries go out in chunks of the spec's maxItems, several at once if asked (PUT is idempotent), and every entry
 // is accounted for exactly once: applied (`updated`) or not (`errors`, with its position and the reason).
 import type * as api from "../generated/openapi.js";
+import { UsageLimits as GeneratedUsageLimits } from "../generated/resources.js";
 import { operations } from "../generated/spec-tables.js";
-import type { RequestBody, ResourceClient, ResponseBody } from "./client.js";
 import { ConcurrencyLimiter } from "./core/concurrency.js";
-import { APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError, isRecord } from "./core/errors.js";
-import { checkNumber, type RequestOptions } from "./core/options.js";
-import { checkField, type FieldRule } from "./core/validate.js";
+import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError, isRecord } from "./core/errors.js";
+import type { Hub } from "./core/hub.js";
+import { checkKnownKeys } from "./core/keys.js";
+import type { RequestBody, ResponseBody } from "./core/operation-types.js";
+import { REQUEST_OPTION_KEYS, checkNumber, type RequestOptions } from "./core/options.js";
+import { checkField } from "./core/validate.js";
 
 type Entry = RequestBody<"setUserLimits">["users"][number];
 
@@ -114,7 +117,26 @@ export class InvalidEntriesError extends ValidationError {
 }
 const MAX_SHOWN = 10;
 
-const usersRule = operations.setUserLimits.body.schema.properties.users as FieldRule;
+/** `client.usageLimits`: `setUserLimits` as a bulk job over the generated operation. */
+export class UsageLimits extends GeneratedUsageLimits {
+  /**
+   * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum (100),
+   * `concurrency` at once (default 1). Resolves to the merged `updated` and `errors` of all chunks, in input order;
+   * each error names the entry's position (`index`), and entries of a chunk that failed come back in `errors` with
+   * the reason, so every entry is accounted for. Every bad entry is reported at once (InvalidEntriesError) before
+   * anything is sent. Throws the failure itself when nothing was or may have been applied (a 401 on the first chunk,
+   * say), and UserLimitsAbortedError, carrying what was done, when aborted part-way or when `onProgress` throws.
+   * `onProgress` hears of each chunk.
+   */
+  setUserLimits(users: readonly api.UserLimitEntryInput[], options?: SetUserLimitsOptions): Promise<UserLimitsResult> {
+    return setUserLimits(this._hub, users, options);
+  }
+}
+
+/** The keys of SetUserLimitsOptions: the request options and the job's own. */
+const JOB_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "concurrency", "onProgress"]);
+
+const usersRule = operations.setUserLimits.body.schema.properties.users;
 // An entry is sent with the spec's fields only: the `index` of an entry taken from a partial result (sent again, as
 // the docs suggest) is the SDK's bookkeeping, not the API's.
 const entryFields = Object.keys(usersRule.items?.properties ?? {});
@@ -129,11 +151,7 @@ type ChunkState =
   | { readonly kind: "answered"; readonly answer: UserLimitsResult }
   | { readonly kind: "failed"; readonly error: OrgAgentError };
 
-export async function setUserLimits(
-  client: ResourceClient,
-  users: readonly Entry[],
-  options: SetUserLimitsOptions = {},
-): Promise<UserLimitsResult> {
+async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUserLimitsOptions = {}): Promise<UserLimitsResult> {
   if (!Array.isArray(users) || users.length === 0) {
     throw new ValidationError("users", users, `a non-empty array of { email, limit } entries`);
   }
@@ -147,6 +165,7 @@ export async function setUserLimits(
     }
   });
   if (invalid.length) throw new InvalidEntriesError(invalid);
+  checkKnownKeys(options, JOB_OPTION_KEYS, "options");
   const { concurrency = 1, onProgress, signal, ...requestOptions } = options;
   checkNumber("options.concurrency", concurrency);
   if (onProgress !== undefined && typeof onProgress !== "function") {
@@ -211,7 +230,7 @@ export async function setUserLimits(
           states[i] = { kind: "sending" };
           let answer: ResponseBody<"setUserLimits">;
           try {
-            answer = await client.call("setUserLimits", {}, { users: entries.map(bodyOf) }, { ...requestOptions, ...callOptions });
+            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, ...callOptions });
           } catch (error) {
             // Refused without being acted on: until it is sent again, nothing of it can have been applied.
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
@@ -307,12 +326,9 @@ function sameEmailBefore(chunks: ReadonlyArray<readonly Entry[]>): number[] {
   });
 }
 
-/**
- * A refusal (4xx other than 408), or a request that never left (a connection refused, or any error that says
- * `notSent`, such as the CLI's unreachable host): nothing of the chunk was applied.
- */
+/** A refusal (4xx other than 408), or a request that never left (a connection refused): nothing of the chunk was applied. */
 function surelyRefused(error: OrgAgentError): boolean {
-  return (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) || (error as { notSent?: unknown }).notSent === true;
+  return (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) || (error instanceof APIConnectionError && error.notSent);
 }
 
 /**

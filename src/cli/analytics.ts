@@ -49,8 +49,8 @@ export function analyticsCommands(program: Command, context: Context): void {
     command.action(async (flags: Flags, cmd: Command) => {
       context.begin(cmd, FIELDS);
       const query = { ...rangeOf(flags), ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
-      const api = context.client(cmd).analytics as unknown as Record<string, (q: object) => Promise<{ data: Row[] }>>;
-      const page = await api[name]!(query);
+      // Any of the four operations by its operationId: the query checked against its own parameters.
+      const page = await context.client(cmd).request(operationId, { query });
       context.out.list(page.data, flags, { columns: tableColumns[rows[flags.groupBy ? 1 : 0]] });
     });
   }
@@ -88,7 +88,7 @@ export function analyticsCommands(program: Command, context: Context): void {
       rowCount += page.data.length;
       // ndjson streams as it goes; the other formats need every row first (column widths, one JSON array).
       if (streaming) for (const row of page.data) context.out.line(JSON.stringify(row));
-      else rows.push(...(page.data as unknown as Row[]));
+      else rows.push(...page.data);
       progress(`users: ${rowCount} rows, ${pageCount} page${pageCount === 1 ? "" : "s"}`);
     }
     progress(undefined);

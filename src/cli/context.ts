@@ -2,9 +2,11 @@
 // variables (checked here, so that a bad value is named as the user typed it).
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
+import { LOG_LEVELS, isLogLevel } from "../core/log.js";
 import { DEFAULTS } from "../core/options.js";
+import { isHttpUrl, withoutUserinfo } from "../core/urls.js";
 import { OrgAgent, type LogLevel, type Logger } from "../index.js";
-import { CliError, EXIT, HostUnreachableError, type FailureContext } from "./errors.js";
+import { CliError, EXIT, FAIL_FAST, type FailureContext } from "./errors.js";
 import { Output, type Io } from "./output.js";
 
 interface GlobalOptions {
@@ -18,12 +20,6 @@ interface GlobalOptions {
 /** The SDK's time limit of one attempt, in the CLI's unit (whole seconds). */
 export const REQUEST_TIMEOUT_DEFAULT = DEFAULTS.timeout / 1000;
 
-const LOG_LEVELS = ["off", "error", "warn", "info", "debug"];
-// Failures that mean nothing listens there (or no such host): the CLI reports them at once instead of retrying.
-const UNREACHABLE: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ENOTFOUND: "no such host",
-};
 
 export class Context implements FailureContext {
   readonly out: Output;
@@ -72,7 +68,7 @@ export class Context implements FailureContext {
       throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);
     }
     if (!isHttpUrl(url)) {
-      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(url)}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
+      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(withoutUserinfo(url))}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
     }
     return new OrgAgent({
       apiKey: options.apiKey,
@@ -82,6 +78,7 @@ export class Context implements FailureContext {
       logLevel: this.logLevel(options.debug),
       logger: this.logger(),
       fetch: (input, init) => this.fetch(input, init),
+      plugins: [FAIL_FAST],
     });
   }
 
@@ -90,10 +87,10 @@ export class Context implements FailureContext {
     if (debug) return "debug";
     const level = this.env.ORGAGENT_LOG?.toLowerCase();
     if (!level) return "off";
-    if (!LOG_LEVELS.includes(level)) {
-      throw new CliError(`ORGAGENT_LOG=${this.env.ORGAGENT_LOG} is not a log level.`, EXIT.usage, "Use off, error, warn, info or debug (or pass --debug).");
+    if (!isLogLevel(level)) {
+      throw new CliError(`ORGAGENT_LOG=${this.env.ORGAGENT_LOG} is not a log level.`, EXIT.usage, `Use ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)} (or pass --debug).`);
     }
-    return level as LogLevel;
+    return level;
   }
 
   /** SDK logs go to stderr (the SDK has already replaced the key with ***). */
@@ -107,36 +104,12 @@ export class Context implements FailureContext {
     return this.sent.get(url) ?? 0;
   }
 
-  private async fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  /** Every request the SDK sends goes through here: where it went, and how often (retries included). */
+  private fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     const url = new URL(input instanceof Request ? input.url : input);
     this.origin = url.origin;
     this.sent.set(url.href, this.attempts(url.href) + 1);
-    try {
-      return await fetch(input, init);
-    } catch (error) {
-      const reason = unreachable(error);
-      if (reason) throw new HostUnreachableError(url.origin, reason, error);
-      throw error;
-    }
-  }
-}
-
-function unreachable(error: unknown): string | undefined {
-  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
-    if (UNREACHABLE[e.code]) return UNREACHABLE[e.code];
-    // Happy eyeballs: one failure per address tried.
-    const codes = Array.isArray(e.errors) ? e.errors.map((inner: any) => inner?.code) : [];
-    if (codes.length && codes.every((code: string) => code === "ECONNREFUSED")) return UNREACHABLE.ECONNREFUSED;
-  }
-  return undefined;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
+    return fetch(input, init);
   }
 }
 

@@ -1,5 +1,6 @@
 // Failures in the CLI's own words: what went wrong, naming the flag or variable the user typed, on one line, and
 // what to do about it on the next. Every failure maps to one of the documented exit codes.
+import { chainMessages } from "../core/causes.js";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -9,6 +10,7 @@ import {
   OrgAgentError,
   RateLimitError,
   ValidationError,
+  type RequestPlugin,
 } from "../index.js";
 import { UnknownFieldError } from "./output.js";
 
@@ -25,19 +27,18 @@ export class CliError extends Error {
   }
 }
 
-/** A connection the CLI gives up on at once: retrying a refused connection or an unknown host only delays the answer. */
-export class HostUnreachableError extends OrgAgentError {
-  override name = "HostUnreachableError";
-  constructor(
-    readonly origin: string,
-    readonly reason: string,
-    cause: unknown,
-  ) {
-    super(`cannot connect to ${origin}: ${reason}`, { cause });
-  }
-  /** Nothing reached the server: a write that met this error was not applied. */
-  readonly notSent = true;
+/** Connection failures that mean nothing listens there, or no such host, in the CLI's words. */
+const UNREACHABLE: Readonly<Record<string, string>> = { ECONNREFUSED: "connection refused", ENOTFOUND: "no such host" };
+
+/** The reason a connection failed when nothing listens there or the host does not exist, else undefined. */
+function unreachable(error: unknown): string | undefined {
+  return error instanceof APIConnectionError && error.code !== undefined && Object.hasOwn(UNREACHABLE, error.code) ? UNREACHABLE[error.code] : undefined;
 }
+
+/** The CLI gives up at once on a host it cannot reach: retrying a refused connection or an unknown host only delays the answer. */
+export const FAIL_FAST: RequestPlugin = {
+  retry: (_, result) => (unreachable(result.error) ? { retry: false } : undefined),
+};
 
 /** What the error explanation needs to know about the run. */
 export interface FailureContext {
@@ -77,19 +78,22 @@ export function explain(error: unknown, context: FailureContext): Explained {
   if (error instanceof ValidationError) {
     const flag = context.fields[error.field] ?? error.field.replace(/^(query|body|path)\./, "");
     const value = typeof error.value === "string" ? error.value : JSON.stringify(error.value);
-    const lag = /yesterday/.test(error.allowed)
-      ? "Nothing was sent. Analytics data lags a day: the latest date is yesterday (UTC); --days N and --month YYYY-MM give ready-made ranges."
-      : `Nothing was sent. ${help}`;
+    const lag =
+      error.rule === "latest"
+        ? `Nothing was sent. Analytics data lags a day: the latest date is ${String(error.bound)}, yesterday (UTC); --days N and --month YYYY-MM give ready-made ranges.`
+        : `Nothing was sent. ${help}`;
     return result(`${flag} ${value ?? "(missing)"} is not allowed: expected ${error.allowed}.`, lag, EXIT.usage);
   }
-  if (error instanceof HostUnreachableError) {
-    const check = error.reason === "no such host" ? "Check the host name in" : "Is the server running? Check";
-    return result(`${error.message} (not retried).`, `${check} ${context.hostSource}.`, EXIT.error);
+  const reason = unreachable(error);
+  if (reason) {
+    const check = reason === UNREACHABLE.ENOTFOUND ? "Check the host name in" : "Is the server running? Check";
+    const origin = (error as APIConnectionError).url ? new URL((error as APIConnectionError).url!).origin : (context.origin ?? "the API");
+    return result(`cannot connect to ${origin}: ${reason} (not retried).`, `${check} ${context.hostSource}.`, EXIT.error);
   }
   if (error instanceof APIConnectionTimeoutError) {
     const origin = context.origin ?? "the API";
     const check = `Check ${context.hostSource} and the network, or try again later`;
-    if (!/^Request timed out/.test(error.message)) return result(`no answer from ${origin}: ${lower(error.message)}`, `${check}.`, EXIT.error);
+    if (error.limit === "deadline") return result(`no answer from ${origin}: the deadline of ${error.ms} ms passed`, `${check}.`, EXIT.error);
     // The SDK's "Request timed out after 1000 ms": in the CLI's unit, with the flag or variable that set it and
     // the SDK's retries counted.
     const limit = `${context.requestTimeout} s${context.timeoutSource ? ` (${context.timeoutSource})` : ", the default"}`;
@@ -102,7 +106,9 @@ export function explain(error: unknown, context: FailureContext): Explained {
     );
   }
   if (error instanceof APIConnectionError) {
-    return result(`cannot reach ${context.origin ?? "the API"}: ${error.message.replace(/^Connection error: /, "")}`, `Check ${context.hostSource} and the network.`, EXIT.error);
+    const why = chainMessages(error.cause).join(": ") || "the connection failed";
+    const where = error.operationId ? ` [${error.operationId}: ${error.method} ${error.url}]` : "";
+    return result(`cannot reach ${context.origin ?? "the API"}: ${why}${where}`, `Check ${context.hostSource} and the network.`, EXIT.error);
   }
   if (error instanceof APIError) return explainStatus(error, context);
   if (error instanceof ComputerProvisioningError) {

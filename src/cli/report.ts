@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { operations } from "../../generated/spec-tables.js";
-import { validateCall, type OperationRules } from "../core/validate.js";
+import { validateCall } from "../core/validate.js";
 import type { ReportProgress } from "../index.js";
 import type { Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
@@ -60,7 +60,7 @@ export function reportCommand(program: Command, context: Context): void {
     context.begin(cmd, RANGE_FIELDS);
     const range = rangeOf(flags);
     // The range before --out: its dates name the default file (`--start 2026/10/01` is a bad date, not a directory).
-    validateCall(operations.getAnalyticsTokens as unknown as OperationRules, { query: { ...range } });
+    validateCall(operations.getAnalyticsTokens, { query: { ...range } });
     const client = context.client(cmd);
     // Loaded here, not at start-up: the charting library is large and no other command needs it.
     const { ReportWriteError, reportFileName, writeAnalyticsReport } = await import("../report/index.js");

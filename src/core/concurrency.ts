@@ -5,7 +5,10 @@
 // needs first goes first.
 import { APIUserAbortError, RateLimitError } from "./errors.js";
 import { DEFAULTS } from "./options.js";
-import { backoffDelay, type RateLimitHook } from "./request.js";
+import { backoffDelay } from "./retry.js";
+
+/** Told of each 429 answer: the wait it asked for (ms, if any) and the longest the client honours (`maxRetryAfter`). */
+export type RateLimitHook = (retryAfter: number | undefined, maxRetryAfter: number) => void;
 
 /**
  * A call of a job. It passes `options` on as request options: their `onRateLimit` tells the limiter of every 429

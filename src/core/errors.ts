@@ -1,14 +1,49 @@
 // Every error the SDK throws is an OrgAgentError. HTTP failures are APIError subclasses chosen by status, so
-// `catch (e) { if (e instanceof RateLimitError) … }` reads like the API's own table of errors.
+// `catch (e) { if (e instanceof RateLimitError) … }` reads like the API's own table of errors. Programs read their
+// fields (`status`, `rule`, `notSent`, `code`, `limit`), never their message text.
 
 /** Base class of every error thrown by orgagent. */
 export class OrgAgentError extends Error {
   override name = "OrgAgentError";
 }
 
+/**
+ * Which rule a value broke: a JSON Schema keyword of the spec (`minimum`, `maxLength`, `pattern`, `enum`, `type`,
+ * `required`…), a date bound of `x-date-range` (`earliest`, `latest`, `notBefore`), `format` (not a real calendar
+ * date), `unknownKey` (a key the object does not have), or `option` (a request or client option out of its range).
+ */
+export type ValidationRule =
+  | "required"
+  | "type"
+  | "enum"
+  | "const"
+  | "minimum"
+  | "maximum"
+  | "exclusiveMinimum"
+  | "exclusiveMaximum"
+  | "minLength"
+  | "maxLength"
+  | "pattern"
+  | "format"
+  | "minItems"
+  | "maxItems"
+  | "earliest"
+  | "latest"
+  | "notBefore"
+  | "unknownKey"
+  | "option";
+
 /** Bad input caught before any request was sent. Names the field, the value and what is allowed. */
 export class ValidationError extends OrgAgentError {
   override name = "ValidationError";
+  /** The rule the value broke, when one rule says it (undefined for a value of no usable kind at all). */
+  readonly rule: ValidationRule | undefined;
+  /**
+   * The bound of that rule: the number for `minimum`/`maximum`/lengths, the date for `earliest`/`latest` (`latest`
+   * is yesterday's date when the spec says "yesterday"), the other field for `notBefore`, the closest known key for
+   * `unknownKey`.
+   */
+  readonly bound: unknown;
   constructor(
     /** Dotted path of the offending field, e.g. `query.limit` or `body.users[3].email`. */
     readonly field: string,
@@ -18,8 +53,11 @@ export class ValidationError extends OrgAgentError {
     readonly allowed: string,
     /** How the message shows the value; a credential passes a description instead (and `value` is then "***"). */
     shown = describeValue(value),
+    broke?: { rule?: ValidationRule | undefined; bound?: unknown },
   ) {
     super(`${field}: ${shown} is not allowed; expected ${allowed}`);
+    this.rule = broke?.rule;
+    this.bound = broke?.bound;
   }
 }
 
@@ -179,6 +217,11 @@ export class APIConnectionError extends OrgAgentError {
   override name = "APIConnectionError";
   /** The connection failed before the request could have reached the server (refused, DNS): nothing was applied. */
   readonly notSent: boolean;
+  /**
+   * The system error code of the failure, when the runtime gave one: `ECONNREFUSED` (nothing listens there),
+   * `ENOTFOUND` (no such host), `ECONNRESET`, `UND_ERR_CONNECT_TIMEOUT`…
+   */
+  readonly code: string | undefined;
   /** The operationId of the call (undefined only for an error built outside a call). */
   declare readonly operationId: string | undefined;
   /** The operation's HTTP method. */
@@ -187,9 +230,13 @@ export class APIConnectionError extends OrgAgentError {
   declare readonly path: string | undefined;
   /** The URL the request was sent to (the last one, after redirects), without credentials. */
   declare readonly url: string | undefined;
-  constructor(message = "Connection error", options?: { cause?: unknown; notSent?: boolean; request?: RequestContext | undefined }) {
+  constructor(
+    message = "Connection error",
+    options?: { cause?: unknown; notSent?: boolean; code?: string | undefined; request?: RequestContext | undefined },
+  ) {
     super(located(message, options?.request), options);
     this.notSent = options?.notSent ?? false;
+    this.code = options?.code;
     Object.assign(this, options?.request);
   }
 }
@@ -197,8 +244,14 @@ export class APIConnectionError extends OrgAgentError {
 /** An attempt took longer than `timeout`, or the whole call longer than `deadline`. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   override name = "APIConnectionTimeoutError";
-  constructor(message = "Request timed out", request?: RequestContext) {
+  /** Which limit ran out: one attempt's `timeout`, or the whole call's `deadline`. */
+  readonly limit: "timeout" | "deadline";
+  /** That limit, in milliseconds. */
+  readonly ms: number | undefined;
+  constructor(message = "Request timed out", request?: RequestContext, limit?: { limit: "timeout" | "deadline"; ms: number }) {
     super(message, { request });
+    this.limit = limit?.limit ?? "timeout";
+    this.ms = limit?.ms;
   }
 }
 
@@ -241,11 +294,6 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
-
-/** `text` with the `user:password@` of every URL in it removed: credentials never go into an error. */
-export function withoutUserinfo(text: string): string {
-  return text.replace(/(\b[a-z][a-z\d+.-]*:\/\/)[^\s/?#@]*@/gi, "$1");
-}
 
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -70,11 +70,18 @@ const NUMERIC: Record<string, NumberRule> = {
 export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
   if (value === undefined) return;
   const [allowed, ok] = rule ?? NUMERIC[field.replace(/^.*\./, "")]!;
-  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed);
+  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);
 export const checkItemCount = (field: string, value: unknown) => checkNumber(field, value, itemCount);
+
+/** The keys of RequestOptions: a call's options may have no other (a JavaScript caller's typo is refused). */
+export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set(["signal", "timeout", "deadline", "maxRetries", "maxResponseSize", "headers", "idempotent"]);
+/** The keys of a list's options: the request options and `maxItems`. */
+export const PAGE_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "maxItems"]);
+/** The keys of the options of a list over a date range: a list's, and `concurrency` (its date windows). */
+export const WINDOW_OPTION_KEYS: ReadonlySet<string> = new Set([...PAGE_OPTION_KEYS, "concurrency"]);
 
 /** Checks the options a call was given (`prefix` names them in errors, e.g. `options.`). */
 export function checkRequestOptions(options: RequestOptions & { maxItems?: number | undefined }, prefix: string): void {
@@ -82,6 +89,21 @@ export function checkRequestOptions(options: RequestOptions & { maxItems?: numbe
     if (name in NUMERIC) checkNumber(prefix + name, options[name as keyof typeof options]);
   }
   if (options.headers !== undefined) checkHeaders(options.headers, `${prefix}headers`);
+}
+
+/**
+ * The headers of a call: the client's, with the call's own replacing any of the same name in any letter case
+ * (instead of joining it). Without headers of its own a call has the client's, the same object every time.
+ */
+export function mergeHeaders(base: Readonly<Record<string, string>>, extra: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+  if (!extra) return base;
+  const merged: Record<string, string> = { ...base };
+  for (const name in extra) {
+    const lower = name.toLowerCase();
+    for (const existing in merged) if (existing.toLowerCase() === lower) delete merged[existing];
+    merged[name] = extra[name]!;
+  }
+  return merged;
 }
 
 // A header name is an HTTP token; a value may hold no CR, LF or NUL (they would split or end the header) and only

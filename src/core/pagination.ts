@@ -1,26 +1,13 @@
 // Auto-pagination driven by each operation's `x-pagination` rule in the spec.
 // `await list` gives the first page; `for await (const item of list)` every item; `.pages()` every page;
-// `.toArray()` the items in an array; `.withResponse()` the first page with its response.
-import { APIUserAbortError, OrgAgentError, isRecord } from "./errors.js";
+// `.toArray()` the items in an array; `.withResponse()` the first page with its response. The pages come from one
+// cursor chain (cursor.ts), or from a source the hub hands in (the date windows of windows.ts).
+import { cursorChain, itemsOf, type PaginationRule } from "./cursor.js";
+import { APIUserAbortError } from "./errors.js";
 import { checkItemCount } from "./options.js";
-import type { JobRequestOptions } from "./request.js";
 import type { APIPromise, WithResponse } from "./response.js";
 
-/** The `x-pagination` extension of a list operation, as emitted into generated/spec-tables.ts. */
-export interface PaginationRule {
-  /** Property of the page that holds the items. */
-  readonly items: string;
-  /** Query parameter that takes the cursor of the next page. */
-  readonly cursorParam: string;
-  /** Query parameter that sets the page size. */
-  readonly limitParam?: string;
-  /** Dotted path of the next cursor in the page (cursor style). */
-  readonly nextCursor?: string;
-  /** Dotted path of the "more pages exist" flag in the page (cursor style). */
-  readonly hasMore?: string;
-  /** Field of the last item that is the next cursor (no cursor field in the page). */
-  readonly cursorFromLastItem?: string;
-}
+export { MAX_EMPTY_PAGES, PaginationError, type PaginationRule } from "./cursor.js";
 
 /** Options of a paginated call, on top of the usual request options. */
 export interface PageOptions {
@@ -45,33 +32,15 @@ export interface ToArrayOptions {
   limit?: number | undefined;
 }
 
-/** The list ended in a way that would loop or that cannot be continued. */
-export class PaginationError extends OrgAgentError {
-  override name = "PaginationError";
-}
-
-/** Fetches one page; `options` add to (or replace) the call's own request options. */
-export type FetchPage<Page> = (query: Record<string, unknown>, options?: JobRequestOptions) => APIPromise<Page>;
-
-/** Fetches one page with the response it came in. */
-export type FetchAnswer<Page> = (query: Record<string, unknown>) => Promise<WithResponse<Page>>;
+/** Fetches one page of the list. */
+export type FetchPage<Page> = (query: Record<string, unknown>) => APIPromise<Page>;
 
 /**
- * Where the pages come from when not from one cursor chain starting at the query (windows.ts: parallel date
- * windows). `chain` walks one cursor chain from a query with every check of `pages()`; `maxItems` is the most items
- * the caller takes (`maxItems`, or a smaller `toArray` limit), past which a source that reads ahead must not.
+ * Where the pages come from when not from one cursor chain starting at the query (the date windows): every page with
+ * its response. `maxItems` is the most items the caller takes (`maxItems`, or a smaller `toArray` limit), past which
+ * a source that reads ahead must not.
  */
-export type PageSource<Page> = (
-  fetchPage: FetchPage<Page>,
-  chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
-  maxItems: number,
-) => AsyncGenerator<WithResponse<Page>, void, undefined>;
-
-/**
- * Consecutive pages without items that still say there is more, after which the list is taken to be broken: a
- * server handing out ever-new cursors on empty pages would otherwise be asked forever.
- */
-export const MAX_EMPTY_PAGES = 3;
+export type PageSource<Page> = (maxItems: number) => AsyncGenerator<WithResponse<Page>, void, undefined>;
 
 export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable<Item> {
   #first: APIPromise<Page> | undefined;
@@ -124,39 +93,15 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   /** The pages until they hold `max` items. */
   private async *pagesUpTo(max: number, withResponse: boolean): AsyncGenerator<Page | WithResponse<Page>, void, undefined> {
     if (max <= 0) return;
+    const { query } = this;
     const answers = this.source
-      ? this.source(this.fetchPage, (query, fetch) => this.chain(query, fetch), max)
-      : this.chain(this.query, (query) => (query === this.query ? this.first() : this.fetchPage(query)).withResponse());
+      ? this.source(max)
+      : cursorChain(this.rule, query, (at) => (at === query ? this.first() : this.fetchPage(at)).withResponse(), this.options.signal);
     let count = 0;
     for await (const answer of answers) {
       yield withResponse ? answer : answer.data;
       count += itemsOf(answer.data, this.rule).length;
       if (count >= max) return;
-    }
-  }
-
-  /** One cursor chain from `query`, each page with its response, checked for loops and endless empty pages. */
-  private async *chain(query: Record<string, unknown>, fetch: FetchAnswer<Page>): AsyncGenerator<WithResponse<Page>, void, undefined> {
-    const { rule } = this;
-    const seen = new Set<string>();
-    const initial = query[rule.cursorParam];
-    if (typeof initial === "string") seen.add(initial);
-    let empty = 0;
-    for (;;) {
-      const answer = await fetch(query);
-      yield answer;
-      const next = this.nextCursor(answer.data, query);
-      if (next === undefined) return;
-      empty = itemsOf(answer.data, rule).length ? 0 : empty + 1;
-      if (empty >= MAX_EMPTY_PAGES) {
-        throw new PaginationError(`${empty} pages in a row had no items but said there was more; stopping to avoid an endless list.`);
-      }
-      if (seen.has(next)) {
-        throw new PaginationError(`The server returned cursor ${JSON.stringify(next)} twice; stopping to avoid a loop.`);
-      }
-      seen.add(next);
-      this.throwIfAborted();
-      query = { ...query, [rule.cursorParam]: next };
     }
   }
 
@@ -168,9 +113,10 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   /** The items, up to `max`. */
   private async *items(max: number): AsyncGenerator<Item, void, undefined> {
     let count = 0;
+    const { signal } = this.options;
     for await (const page of this.pagesUpTo(max, false) as AsyncGenerator<Page, void, undefined>) {
       for (const item of itemsOf<Item>(page, this.rule)) {
-        this.throwIfAborted();
+        if (signal?.aborted) throw APIUserAbortError.of(signal);
         yield item;
         if (++count >= max) return;
       }
@@ -188,44 +134,4 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     for await (const item of this.items(Math.min(limit, this.options.maxItems ?? Infinity))) items.push(item);
     return items;
   }
-
-  /** The cursor of the page after `page`, or undefined when `page` is the last. */
-  private nextCursor(page: Page, query: Record<string, unknown>): string | undefined {
-    const { rule } = this;
-    const items = itemsOf<unknown>(page, rule);
-    if (rule.cursorFromLastItem) {
-      // No "more" flag: an empty page, or one shorter than the requested size, is the last.
-      // The query passed validation: the page size is an integer or absent, and no length is less than undefined.
-      const limit = (rule.limitParam ? query[rule.limitParam] : undefined) as number;
-      if (items.length === 0 || items.length < limit) return undefined;
-      const cursor = (items[items.length - 1] as Record<string, unknown>)?.[rule.cursorFromLastItem];
-      if (typeof cursor !== "string" || !cursor) {
-        throw new PaginationError(`The last item has no \`${rule.cursorFromLastItem}\` to continue from.`);
-      }
-      return cursor;
-    }
-    if (!at(page, rule.hasMore)) return undefined;
-    const cursor = at(page, rule.nextCursor);
-    if (typeof cursor !== "string" || !cursor) {
-      throw new PaginationError(`The page says there is more but has no \`${rule.nextCursor}\` to continue from.`);
-    }
-    return cursor;
-  }
-
-  private throwIfAborted() {
-    const { signal } = this.options;
-    if (signal?.aborted) throw APIUserAbortError.of(signal);
-  }
-}
-
-export function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
-  const items = at(page, rule.items);
-  // Stryker disable next-line ArrayDeclaration: every page passed the response check, which holds the spec's required list property to an array, so the fallback is never reached
-  return Array.isArray(items) ? (items as Item[]) : [];
-}
-
-function at(value: unknown, path: string | undefined): unknown {
-  if (!path) return undefined;
-  for (const key of path.split(".")) value = isRecord(value) ? value[key] : undefined;
-  return value;
 }

@@ -37,3 +37,6 @@ export function apiPromise<T>(data: Promise<T>, sink: ResponseSink): APIPromise<
     });
   return promise;
 }
+
+/** A list envelope whose rows (`data`) may be of more than one shape: an analytics answer whose grouping is known only at run time. */
+export type AnalyticsPage<Envelope extends { data: unknown[] }, Row> = Omit<Envelope, "data"> & { data: Row[] };

@@ -1,7 +1,8 @@
 // Checks a call's parameters and body against the bounds the spec states (generated/spec-tables.ts), so bad
 // input fails fast with a ValidationError that names the field, the value and what is allowed. Nothing here
 // knows a bound itself: every number comes from the spec.
-import { ValidationError, isRecord } from "./errors.js";
+import { isCalendarDate, yesterdayUTC } from "./days.js";
+import { ValidationError, isRecord, type ValidationRule } from "./errors.js";
 
 /** The validation-relevant subset of a JSON Schema, as emitted into generated/spec-tables.ts. */
 export interface FieldRule {
@@ -54,23 +55,23 @@ export function validateCall(rules: OperationRules, input: CallInput, now?: Date
     const value = values[name];
     const field = `${param.in}.${name}`;
     if (value === undefined || value === null) {
-      if (param.required) throw new ValidationError(field, value, `${describe(param.schema)} (required)`);
+      if (param.required) throw new ValidationError(field, value, `${describe(param.schema)} (required)`, undefined, { rule: "required" });
       continue;
     }
     checkField(param.schema, value, field, values, now);
     // A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws), so it cannot be sent.
     if (typeof value === "string" && LONE_SURROGATE.test(value)) {
-      throw new ValidationError(field, value, `${describe(param.schema)} of well-formed Unicode (no lone surrogate)`);
+      throw new ValidationError(field, value, `${describe(param.schema)} of well-formed Unicode (no lone surrogate)`, undefined, { rule: "format" });
     }
     // URL parsers (WHATWG, so every fetch) resolve a segment "." or ".." — encoded as %2E or not — against the
     // path: `sessions.get("..")` would reach another resource. Such a value cannot be sent as one segment.
     if (param.in === "path" && typeof value === "string" && DOT_SEGMENT.test(value)) {
-      throw new ValidationError(field, value, `${describe(param.schema)}, other than "." or ".." (a URL dot segment)`);
+      throw new ValidationError(field, value, `${describe(param.schema)}, other than "." or ".." (a URL dot segment)`, undefined, { rule: "format" });
     }
   }
   if (rules.body) {
     if (input.body === undefined) {
-      if (rules.body.required) throw new ValidationError("body", undefined, "a request body (required)");
+      if (rules.body.required) throw new ValidationError("body", undefined, "a request body (required)", undefined, { rule: "required" });
     } else {
       checkField(rules.body.schema, input.body, "body", {}, now);
     }
@@ -85,16 +86,16 @@ export function checkField(
   siblings: Record<string, unknown> = {},
   now?: Date,
 ): void {
-  const fail = (allowed = describe(rule)): never => {
-    throw new ValidationError(field, value, allowed);
+  const fail = (broke: ValidationRule, bound?: unknown, allowed = describe(rule)): never => {
+    throw new ValidationError(field, value, allowed, undefined, { rule: broke, bound });
   };
   if (value === null) {
     if (typesOf(rule).includes("null")) return;
-    fail();
+    fail("type");
   }
-  if (rule.const !== undefined && value !== rule.const) fail(JSON.stringify(rule.const));
-  if (rule.enum && !rule.enum.includes(value)) fail(`one of ${rule.enum.map((v) => JSON.stringify(v)).join(", ")}`);
-  if (rule.type !== undefined && !hasSomeType(value, rule.type)) fail();
+  if (rule.const !== undefined && value !== rule.const) fail("const", rule.const, JSON.stringify(rule.const));
+  if (rule.enum && !rule.enum.includes(value)) fail("enum", rule.enum, `one of ${rule.enum.map((v) => JSON.stringify(v)).join(", ")}`);
+  if (rule.type !== undefined && !hasSomeType(value, rule.type)) fail("type");
 
   // A bound the rule leaves out is NaN below: no comparison with NaN is true, so it never fails.
   if (typeof value === "string") {
@@ -103,25 +104,30 @@ export function checkField(
     if (rule.minLength !== undefined || rule.maxLength !== undefined) {
       const { minLength = NaN, maxLength = NaN } = rule;
       const length = [...value].length;
-      if (length < minLength || length > maxLength) fail();
+      if (length < minLength) fail("minLength", minLength);
+      if (length > maxLength) fail("maxLength", maxLength);
     }
     // Dates first: their message states the allowed range, which a bare pattern failure would not.
     if (rule.format === "date") checkDate(rule, value, field, siblings, now);
-    if (rule.pattern !== undefined && !compiled(rule.pattern).test(value)) fail();
+    if (rule.pattern !== undefined && !compiled(rule.pattern).test(value)) fail("pattern", rule.pattern);
   }
   if (typeof value === "number") {
     const { minimum = NaN, maximum = NaN, exclusiveMinimum = NaN, exclusiveMaximum = NaN } = rule;
-    if (value < minimum || value > maximum || value <= exclusiveMinimum || value >= exclusiveMaximum) fail();
+    if (value < minimum) fail("minimum", minimum);
+    if (value > maximum) fail("maximum", maximum);
+    if (value <= exclusiveMinimum) fail("exclusiveMinimum", exclusiveMinimum);
+    if (value >= exclusiveMaximum) fail("exclusiveMaximum", exclusiveMaximum);
   }
   if (Array.isArray(value)) {
     const { minItems = NaN, maxItems = NaN } = rule;
-    if (value.length < minItems || value.length > maxItems) fail();
+    if (value.length < minItems) fail("minItems", minItems);
+    if (value.length > maxItems) fail("maxItems", maxItems);
     if (rule.items) value.forEach((item, i) => checkField(rule.items!, item, `${field}[${i}]`, {}, now));
   }
   if (isRecord(value)) {
     for (const name of rule.required ?? []) {
       if (value[name] === undefined) {
-        throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`);
+        throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`, undefined, { rule: "required" });
       }
     }
     for (const name in rule.properties) {
@@ -148,42 +154,17 @@ function checkDate(rule: FieldRule, value: string, field: string, siblings: Reco
   // The wording is built only for a failure: this runs for every date of every call.
   const span = () =>
     `from ${earliest ?? "any date"} to ${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
-  if (!isCalendarDate(value)) throw new ValidationError(field, value, `a real calendar date YYYY-MM-DD ${span()}`);
-  if ((earliest && value < earliest) || (latest && value > latest)) {
-    throw new ValidationError(field, value, `a date ${span()}`);
-  }
+  const fail = (broke: ValidationRule, allowed: string, bound?: unknown): never => {
+    throw new ValidationError(field, value, allowed, undefined, { rule: broke, bound });
+  };
+  if (!isCalendarDate(value)) fail("format", `a real calendar date YYYY-MM-DD ${span()}`);
+  if (earliest && value < earliest) fail("earliest", `a date ${span()}`, earliest);
+  if (latest && value > latest) fail("latest", `a date ${span()}`, latest);
   const other = range.notBefore;
   const otherValue = other ? siblings[other] : undefined;
   if (typeof otherValue === "string" && value < otherValue && isCalendarDate(otherValue)) {
-    throw new ValidationError(field, value, `a date not before ${other} (${otherValue})`);
+    fail("notBefore", `a date not before ${other} (${otherValue})`, other);
   }
-}
-
-/** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
-export function isCalendarDate(value: string): boolean {
-  if (!CALENDAR_DATE.test(value)) return false;
-  // Stryker disable next-line UnaryOperator: a negated year leaves the same remainders by 4, 100 and 400 (only their sign changes), so the same leap years
-  const year = +value.slice(0, 4);
-  const month = +value.slice(5, 7);
-  const day = +value.slice(8);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= days;
-}
-const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-const DAY_MS = 86_400_000;
-// Yesterday depends only on today's UTC day number: formatted once per day, not for every date field of every call.
-let cachedDay = Number.NaN;
-let cachedYesterday = "";
-
-export function yesterdayUTC(now?: Date): string {
-  const day = Math.floor((now ? now.getTime() : Date.now()) / DAY_MS);
-  if (day !== cachedDay) {
-    cachedYesterday = new Date((day - 1) * DAY_MS).toISOString().slice(0, 10);
-    cachedDay = day;
-  }
-  return cachedYesterday;
 }
 
 function typesOf(rule: FieldRule): readonly string[] {

@@ -2,7 +2,9 @@
 // `computers.waitUntilActive`. Which statuses end a wait comes from the spec (`x-status-lifecycle`, emitted into
 // generated/spec-tables.ts as `statusLifecycles`); this file knows no status of its own.
 import { APIConnectionTimeoutError, OrgAgentError, ValidationError } from "./errors.js";
-import { sleep, type RequestOptions } from "./request.js";
+import { checkKnownKeys } from "./keys.js";
+import { REQUEST_OPTION_KEYS, type RequestOptions } from "./options.js";
+import { sleep } from "./timers.js";
 
 /** Options of a wait: how often to poll, for how long, plus the usual request options for each poll. */
 export interface WaitOptions<Snapshot> extends Omit<RequestOptions, "timeout"> {
@@ -42,6 +44,9 @@ export class WaitTimeoutError<Snapshot = unknown> extends OrgAgentError {
 
 const TIMER_SLACK_MS = 5;
 
+/** The keys of WaitOptions: the request options and the wait's own. */
+export const WAIT_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "interval", "maxInterval", "requestTimeout", "onPoll"]);
+
 export const DEFAULT_WAIT = { interval: 1_000, maxInterval: 5_000, timeout: 600_000, growth: 1.5 } as const;
 
 interface PollSpec<Snapshot> {
@@ -62,8 +67,8 @@ interface PollSpec<Snapshot> {
  * each time up to `maxInterval`. Each poll is bounded by the time left, so the wait never outlasts `timeout`.
  */
 export async function pollUntilSettled<Snapshot>(spec: PollSpec<Snapshot>, options: WaitOptions<Snapshot> = {}): Promise<Snapshot> {
-  const { interval, maxInterval, timeout, requestTimeout, onPoll } = options;
   const request = requestOptionsOf(options);
+  const { interval, maxInterval, timeout, requestTimeout, onPoll } = options;
   const first = checkDuration("interval", interval ?? DEFAULT_WAIT.interval);
   const cap = Math.max(first, checkDuration("maxInterval", maxInterval ?? DEFAULT_WAIT.maxInterval));
   const limit = checkDuration("timeout", timeout ?? DEFAULT_WAIT.timeout, { infinite: true });
@@ -106,6 +111,7 @@ export async function pollUntilSettled<Snapshot>(spec: PollSpec<Snapshot>, optio
 
 /** The request options of a wait, for a call made on its behalf (e.g. the message sent before waiting). */
 export function requestOptionsOf<Snapshot>(options: WaitOptions<Snapshot> = {}): RequestOptions {
+  checkKnownKeys(options, WAIT_OPTION_KEYS, "options");
   const { interval, maxInterval, timeout, requestTimeout, onPoll, ...request } = options;
   // An undefined `timeout` is the client's, as when absent.
   return { ...request, timeout: requestTimeout };
@@ -114,7 +120,7 @@ export function requestOptionsOf<Snapshot>(options: WaitOptions<Snapshot> = {}):
 function checkDuration(name: string, value: unknown, { infinite = false } = {}): number {
   // Above 0 and not finite is Infinity.
   const ok = typeof value === "number" && value > 0 && (infinite || Number.isFinite(value));
-  if (!ok) throw new ValidationError(`options.${name}`, value, `a number of milliseconds greater than 0${infinite ? " (or Infinity)" : ""}`);
+  if (!ok) throw new ValidationError(`options.${name}`, value, `a number of milliseconds greater than 0${infinite ? " (or Infinity)" : ""}`, undefined, { rule: "option" });
   return value as number;
 }
 

@@ -12,11 +12,13 @@
 // fill the pages held. So a window is sized to its share of the pages held, (PAGES_HELD - concurrency) / concurrency
 // pages (7 at 8 at once, 3 at 16), from the rows per day of the windows done so far: one day each until a week is
 // done. And none is longer than a worker's share of the days left, so no long chain runs alone at the end.
-import { ConcurrencyLimiter } from "./concurrency.js";
+import { ConcurrencyLimiter, type LimitedCall } from "./concurrency.js";
+import { cursorChain, itemsOf, type PaginationRule } from "./cursor.js";
+import { dateOf, dayOf } from "./days.js";
 import { APIUserAbortError, ValidationError } from "./errors.js";
 import { checkNumber } from "./options.js";
-import { itemsOf, type FetchAnswer, type FetchPage, type PageSource, type PaginationRule } from "./pagination.js";
-import type { WithResponse } from "./response.js";
+import type { PageSource } from "./pagination.js";
+import type { APIPromise, WithResponse } from "./response.js";
 import { validateCall, type OperationRules } from "./validate.js";
 
 /** The `concurrency` option of a list over a date range. */
@@ -34,21 +36,40 @@ export interface WindowOptions {
 export const PAGES_HELD = 64;
 /** Days of finished windows before their rows per day decide the size of the next windows (one week's cycle). */
 const CALIBRATION_DAYS = 7;
-const DAY_MS = 86_400_000;
 
-interface Operation extends OperationRules {
+/** A paged operation, as the spec tables give it. */
+export interface WindowedOperation extends OperationRules {
   readonly pagination?: PaginationRule;
+}
+
+/** The request options a job hands to each page's call: its own signal and a hook for the 429s (concurrency.ts). */
+export type JobCallOptions = Parameters<LimitedCall<unknown>>[0];
+
+/** Fetches one page of one window, with the job's options for that call. */
+export type FetchWindowPage<Page> = (query: Record<string, unknown>, options: JobCallOptions) => APIPromise<Page>;
+
+/**
+ * The operation's date range: its pair of query parameters where one is `notBefore` the other (`x-date-range`), or
+ * undefined for a list that has none.
+ */
+export function dateRangeOf(operation: WindowedOperation): { startParam: string; endParam: string } | undefined {
+  for (const name in operation.params) {
+    const notBefore = operation.params[name]!.schema.dateRange?.notBefore;
+    if (notBefore) return { startParam: notBefore, endParam: name };
+  }
+  return undefined;
 }
 
 /**
  * A PageSource over date windows for `query` of `operation`, or undefined for one chain (no `concurrency`, or 1).
- * The operation's date range is its pair of parameters where one is `notBefore` the other (`x-date-range`).
+ * `operation` must be paged and have a date range (dateRangeOf).
  */
 export function inDateWindows<Page>(
-  operation: Operation,
+  operation: WindowedOperation,
   query: Record<string, unknown>,
   concurrency: number | undefined,
   signal: AbortSignal | undefined,
+  fetchPage: FetchWindowPage<Page>,
 ): PageSource<Page> | undefined {
   checkNumber("options.concurrency", concurrency);
   if (concurrency === undefined || concurrency === 1) return undefined;
@@ -56,16 +77,14 @@ export function inDateWindows<Page>(
   if (query[rule.cursorParam] !== undefined) {
     throw new ValidationError("options.concurrency", concurrency, `1 when query.${rule.cursorParam} is given: a cursor continues one chain`);
   }
-  const params = operation.params as Record<string, { schema: { default?: unknown; dateRange?: { notBefore?: string } } }>;
-  // Stryker disable next-line OptionalChaining: the end date comes before every parameter without a date range (limit, cursor), so find() stops before them
-  const endParam = Object.keys(params).find((name) => params[name]!.schema.dateRange?.notBefore)!;
-  const startParam = params[endParam]!.schema.dateRange!.notBefore!;
-  const pageSize = Number(query[rule.limitParam!] ?? params[rule.limitParam!]!.schema.default);
-  return (fetchPage, chain, maxItems) => {
+  const { startParam, endParam } = dateRangeOf(operation)!;
+  const limitParam = rule.limitParam ? operation.params[rule.limitParam] : undefined;
+  const pageSize = Number(query[rule.limitParam!] ?? (limitParam?.schema as { default?: unknown } | undefined)?.default);
+  return (maxItems) => {
     // Checked as the first page's call would be, before any window is cut from the range.
     validateCall(operation, { query });
-    const range = { first: dayOf(query[startParam]), last: dayOf(query[endParam]), startParam, endParam };
-    return windowPages(range, { query, concurrency, pageSize, rule, signal, maxItems }, fetchPage, chain);
+    const range = { first: dayOf(query[startParam] as string), last: dayOf(query[endParam] as string), startParam, endParam };
+    return windowPages(range, { query, concurrency, pageSize, rule, signal, maxItems }, fetchPage);
   };
 }
 
@@ -90,8 +109,7 @@ async function* windowPages<Page>(
     signal: AbortSignal | undefined;
     maxItems: number;
   },
-  fetchPage: FetchPage<Page>,
-  chain: (query: Record<string, unknown>, fetch: FetchAnswer<Page>) => AsyncGenerator<WithResponse<Page>, void, undefined>,
+  fetchPage: FetchWindowPage<Page>,
 ): AsyncGenerator<WithResponse<Page>, void, undefined> {
   const { concurrency, signal, maxItems } = job;
   // Ends every call in flight, and every call waiting for its turn, when the caller stops, aborts or a window fails;
@@ -134,9 +152,11 @@ async function* windowPages<Page>(
     window.busy = true;
     pulling++;
     try {
-      window.chain ??= chain(
+      window.chain ??= cursorChain(
+        job.rule,
         { ...job.query, [range.startParam]: dateOf(window.from), [range.endParam]: dateOf(window.to) },
         (query) => limiter.run((options) => fetchPage(query, options).withResponse(), index),
+        controller.signal,
       );
       const next = await window.chain.next();
       if (next.done) {
@@ -211,5 +231,3 @@ async function* windowPages<Page>(
   }
 }
 
-const dayOf = (date: unknown) => Date.parse(`${date as string}T00:00:00Z`) / DAY_MS;
-const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);

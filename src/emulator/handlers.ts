@@ -10,7 +10,7 @@ import type {
   UsageLimitsUpdateResponse,
 } from "../../generated/openapi.js";
 import { operations } from "../../generated/spec-tables.js";
-import { isCalendarDate, yesterdayUTC } from "../core/validate.js";
+import { isCalendarDate, yesterdayUTC } from "../core/days.js";
 import {
   activityByClientRows,
   activityRows,

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { operations, type HostName, type OperationId } from "../../generated/spec-tables.js";
 import { ValidationError } from "../core/errors.js";
-import { validateCall, type OperationRules } from "../core/validate.js";
+import { validateCall } from "../core/validate.js";
 
 export type Role = "owner" | "manager" | "member";
 
@@ -181,7 +181,7 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
   const ctx: RequestContext = { path, query, body, role, now };
   operation.precheck?.(ctx);
   try {
-    validateCall(spec as unknown as OperationRules, { path, query, body }, new Date(now));
+    validateCall(spec, { path, query, body }, new Date(now));
   } catch (error) {
     if (error instanceof ValidationError) throw new HttpProblem(400, error.message);
     throw error;

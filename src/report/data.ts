@@ -3,6 +3,7 @@
 import type * as api from "../../generated/openapi.js";
 import { operations } from "../../generated/spec-tables.js";
 import type { OrgAgent } from "../client.js";
+import { dateOf, dayOf } from "../core/days.js";
 import { APIUserAbortError, PermissionDeniedError } from "../core/errors.js";
 import type { PageOptions } from "../core/pagination.js";
 import type { WindowOptions } from "../core/windows.js";
@@ -31,8 +32,7 @@ const TOP_TOOLS = 15;
  */
 const USERS_PAGING: PageOptions & WindowOptions = { concurrency: 8 };
 
-const DAY_MS = 86_400_000;
-const tokensRules = operations.getAnalyticsTokens as unknown as OperationRules;
+const tokensRules: OperationRules = operations.getAnalyticsTokens;
 /** The first day the API has data for, as the spec states it. */
 const FIRST_DATA_DAY = operations.getAnalyticsTokens.params.startDate.schema.dateRange.earliest;
 const USERS_PAGE_SIZE = operations.listAnalyticsUsers.params.limit.schema.maximum;
@@ -125,7 +125,7 @@ function reportError(error: unknown, signal: AbortSignal | undefined): unknown {
       error.body,
       `Analytics reports need a Manager or Owner API key; the API refused this key (${error.message}).`,
     );
-    denied.cause = error; // the API's own answer, for callers that show it in their own words (the CLI)
+    denied.cause = error; // the API's own answer, for callers that show it in their own words
     return denied;
   }
   return error;
@@ -133,20 +133,17 @@ function reportError(error: unknown, signal: AbortSignal | undefined): unknown {
 
 // Dates ---------------------------------------------------------------------------------------------------------
 
-const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-
 /** Every day from start to end, inclusive. */
 function datesBetween(startDate: string, endDate: string): string[] {
   const dates: string[] = [];
-  for (let day = dayNumber(startDate); day <= dayNumber(endDate); day++) dates.push(dateOf(day));
+  for (let day = dayOf(startDate); day <= dayOf(endDate); day++) dates.push(dateOf(day));
   return dates;
 }
 
 /** The `length` days before `startDate`, cut to start on the first day with data; null when none is left. */
 function previousPeriod(startDate: string, length: number): ReportRange | null {
-  const end = dayNumber(startDate) - 1;
-  const start = Math.max(end - length + 1, dayNumber(FIRST_DATA_DAY));
+  const end = dayOf(startDate) - 1;
+  const start = Math.max(end - length + 1, dayOf(FIRST_DATA_DAY));
   return start > end ? null : { startDate: dateOf(start), endDate: dateOf(end) };
 }
 

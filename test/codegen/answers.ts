@@ -5,7 +5,6 @@
 // schema names its body is typed by in the spec.
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import type { Emulator } from "../../src/emulator/index.js";
-import { resourceClientOf } from "../../src/client.js";
 import { OrgAgent } from "../../src/index.js";
 import { deref, hookInputExamples, operationObject } from "../support/spec.js";
 import { realWorldPayloads } from "./real-world.js";
@@ -67,7 +66,7 @@ export async function collectPayloads(emulator: Emulator): Promise<Payload[]> {
     ["listReadinessReports", "", await sdk.readiness.list({ limit: 5 })],
     ["listEnterpriseControlsHistory", "", await sdk.enterpriseControls.history({ limit: 5 })],
     // The API's own answer: usageLimits.setUserLimits adds each error's position in the input, which the API has not.
-    ["setUserLimits", "", await resourceClientOf(sdk).call("setUserLimits", {}, { users: [{ email: c.email, limit: 5_000 }, { email: "nobody@example.org", limit: 5 }] })],
+    ["setUserLimits", "", await sdk.request("setUserLimits", { body: { users: [{ email: c.email, limit: 5_000 }, { email: "nobody@example.org", limit: 5 }] } })],
     ["createSession", "", session],
     ["getSession", "", await sdk.sessions.get(session.sessionId)],
     ["sendSessionMessage", "", sent],

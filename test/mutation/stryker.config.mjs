@@ -9,7 +9,7 @@ export default {
   vitest: { configFile: "test/mutation/vitest.config.ts" },
   // The SDK a caller runs: request core, client, resources, bulk limits and hook parsing. The CLI, emulator and
   // report have their own end-to-end suites and are not mutated here.
-  mutate: ["src/core/**/*.ts", "src/client.ts", "src/resources.ts", "src/usage-limits.ts", "src/hooks.ts", "src/dates.ts"],
+  mutate: ["src/core/**/*.ts", "src/client.ts", "src/sessions.ts", "src/computers.ts", "src/usage-limits.ts", "src/hooks.ts", "src/dates.ts"],
   ignorePatterns: ["dist", "coverage", ".vitest", "*.tgz", ".stryker-tmp"],
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",

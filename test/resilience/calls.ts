@@ -1,7 +1,6 @@
 // One SDK call per operation, every argument taken from the spec's examples, with request options passed through.
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import type { OrgAgent, RequestOptions } from "../../src/index.js";
-import { resourceClientOf } from "../../src/client.js";
 import { exampleParams, specOperation } from "../support/spec.js";
 
 type Call = (client: OrgAgent, options: RequestOptions) => Promise<unknown>;
@@ -23,8 +22,8 @@ export const calls = {
   listAnalyticsUsers: async (c, o) => await c.analytics.users(a.listAnalyticsUsers.query, o),
   listReadinessReports: async (c, o) => await c.readiness.list(a.listReadinessReports.query, o),
   listEnterpriseControlsHistory: async (c, o) => await c.enterpriseControls.history(a.listEnterpriseControlsHistory.query, o),
-  // Through the internal `call`: `usageLimits.setUserLimits` reports a failed chunk inside its result instead of throwing.
-  setUserLimits: (c, o) => resourceClientOf(c).call("setUserLimits", {}, a.setUserLimits.body, o),
+  // Through `client.request`: `usageLimits.setUserLimits` reports a failed chunk inside its result instead of throwing.
+  setUserLimits: (c, o) => c.request("setUserLimits", { body: a.setUserLimits.body }, o),
   createSession: (c, o) => c.sessions.create(a.createSession.body, o),
   getSession: (c, o) => c.sessions.get(a.getSession.path.sessionId!, undefined, o),
   sendSessionMessage: (c, o) => c.sessions.sendMessage(a.sendSessionMessage.path.sessionId!, a.sendSessionMessage.body, o),

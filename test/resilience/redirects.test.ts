@@ -4,7 +4,6 @@
 // must not forward the key (undici's fetch, as newer Node versions bundle it, is checked).
 import { fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { resourceClientOf } from "../../src/client.js";
 import { ERROR_BODY_LIMIT, MAX_REDIRECTS } from "../../src/core/options.js";
 import { APIConnectionError, APIError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
 import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
@@ -152,7 +151,7 @@ describe("redirects that are not followed", () => {
 
 describe("what a redirect keeps", () => {
   const putLimits = (client: OrgAgent) =>
-    resourceClientOf(client).call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 5 }] });
+    client.request("setUserLimits", { body: { users: [{ email: "maya@acme-robotics.example", limit: 5 }] } });
 
   it.each([301, 302])("a %i after a PUT (not a POST) re-sends the PUT with its body, as fetch does", async (status) => {
     const server = await serve((request) =>

@@ -1,6 +1,6 @@
 // What the request log says about each attempt, as a caller's logger receives it: at debug, a line as each attempt
 // leaves (its number, counted from 1) and one as its answer comes back (the status, and the error class when it
-// failed); at warn, why a call gave up at once on a Retry-After over the cap.
+// failed); at info, why a call gave up at once on a Retry-After over the cap (not at warn: the caller gets the error).
 import { afterAll, describe, expect, it } from "vitest";
 import { RateLimitError } from "../../src/index.js";
 import { captureLogger, leaks } from "./secret.js";
@@ -35,13 +35,16 @@ describe("at debug", () => {
   });
 });
 
-describe("at warn", () => {
-  it("a Retry-After over the cap: the wait asked for and the cap, in ms", async () => {
-    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
+describe("at info", () => {
+  it("a Retry-After over the cap: the wait asked for and the cap, in ms; nothing at warn", async () => {
+    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } }, { kind: "status", status: 429, headers: { "retry-after": "120" } });
     const logger = captureLogger();
-    const error = await rejection(clientOf(server, { logger, logLevel: "warn", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
+    const error = await rejection(clientOf(server, { logger, logLevel: "info", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(1);
-    expect(logger.lines).toEqual([`warn [orgagent] ${LABEL}: server asked to wait 120000 ms, over the 30000 ms cap`]);
+    expect(logger.lines).toEqual([`info [orgagent] ${LABEL}: server asked to wait 120000 ms, over the 30000 ms cap`]);
+    const quiet = captureLogger();
+    await rejection(clientOf(server, { logger: quiet, logLevel: "warn", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
+    expect(quiet.lines).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from "../../src/index.js";
-import { backoffDelay } from "../../src/core/request.js";
+import { backoffDelay } from "../../src/core/retry.js";
 import { calls, operationIds } from "./calls.js";
 import { startFaultServer, success, type Fault } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";

@@ -118,7 +118,8 @@ describe("the API key never shows", () => {
 });
 
 describe("logging", () => {
-  // One call that is retried once and one that exhausts its retries: debug, info and warn events.
+  // One call that is retried once and one that exhausts its retries: debug and info events, and nothing at warn:
+  // the failure is the caller's to handle (it is thrown), so the default level prints nothing of it.
   async function logAt(options: ClientOptions): Promise<string[]> {
     const unavailable: Fault = { kind: "status", status: 503 };
     const server = await scripted(unavailable, { kind: "ok" }, unavailable, unavailable, unavailable);
@@ -131,20 +132,22 @@ describe("logging", () => {
   const levelsOf = (lines: string[]) => [...new Set(lines.map((line) => line.split(" ")[0]))].sort();
 
   it.each([
-    ["debug", ["debug", "info", "warn"]],
-    ["info", ["info", "warn"]],
-    ["warn", ["warn"]],
+    ["debug", ["debug", "info"]],
+    ["info", ["info"]],
+    ["warn", []],
     ["error", []], // the SDK logs no errors: it throws them
     ["off", []],
   ] as const)("logLevel %s writes %j", async (logLevel, levels) => {
     expect(levelsOf(await logAt({ logLevel }))).toEqual(levels);
   });
 
-  it("defaults to warn, or to ORGAGENT_LOG (any case); a bad ORGAGENT_LOG is an error naming the choices", async () => {
+  it("defaults to warn (nothing of a failure the caller handles), or to ORGAGENT_LOG (any case); a bad ORGAGENT_LOG is an error naming the choices", async () => {
     vi.stubEnv("ORGAGENT_LOG", "");
-    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["warn"]);
+    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual([]);
+    vi.stubEnv("ORGAGENT_LOG", "INFO");
+    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["info"]);
     vi.stubEnv("ORGAGENT_LOG", "DEBUG");
-    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["debug", "info", "warn"]);
+    expect(levelsOf(await logAt({ logLevel: undefined }))).toEqual(["debug", "info"]);
     vi.stubEnv("ORGAGENT_LOG", "verbose");
     expect(() => clientOf({ url: "http://127.0.0.1:9" }, { logLevel: undefined })).toThrow(/off, error, warn, info or debug/);
   });
@@ -158,24 +161,44 @@ describe("logging", () => {
     },
   );
 
-  it("a debug line is still written when its details cannot be written as JSON (a BigInt parameter)", async () => {
+  it("a debug line is still written when its details cannot be written as JSON (a BigInt parameter of a raw call)", async () => {
     const server = await scripted();
     const logger = captureLogger();
+    // Resource methods refuse such a parameter before anything is sent; `raw` passes its parameters as they are.
     const query = { limit: 5, trace: 10n } as unknown as { limit: number };
-    await clientOf(server, { logger, logLevel: "debug" }).enterpriseControls.history(query);
+    await clientOf(server, { logger, logLevel: "debug" }).raw.GET("/api/v0/organization/enterprise-controls/history", { params: { query } });
     const sending = logger.lines.filter((line) => line.startsWith("debug [orgagent] →"));
     expect(sending).toHaveLength(1);
     expect(sending[0]).toMatch(/^debug \[orgagent\] → GET .* \[object Object\]$/);
     expect(server.requests).toHaveLength(1);
   });
 
-  it("logs to console by default", async () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  it("logs to console by default; a call that gives up says after how many attempts, in words that fit the count", async () => {
+    const info = vi.spyOn(console, "info").mockImplementation(() => {});
     try {
-      await logAt({ logger: undefined, logLevel: "warn" });
-      expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 3 attempts/));
+      await logAt({ logger: undefined, logLevel: "info" });
+      expect(info).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 3 attempts: /));
+      const server = await scripted({ kind: "status", status: 503 });
+      await clientOf(server, { logger: undefined, logLevel: "info", maxRetries: 0 }).computers.get("cmp_1").catch(() => {});
+      expect(info).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 1 attempt: /));
     } finally {
-      warn.mockRestore();
+      info.mockRestore();
+    }
+  });
+
+  it("at the default level, a failure the caller catches prints nothing", async () => {
+    const printed = (["error", "warn", "info", "debug", "log"] as const).map((level) => vi.spyOn(console, level).mockImplementation(() => {}));
+    try {
+      vi.stubEnv("ORGAGENT_LOG", "");
+      const server = await scripted({ kind: "status", status: 503 }, { kind: "status", status: 429, headers: { "retry-after": "600" } });
+      const client = clientOf(server, { logger: undefined, logLevel: undefined, maxRetries: 0 });
+      await expect(client.computers.get("cmp_1")).rejects.toThrow();
+      await expect(client.computers.get("cmp_1")).rejects.toThrow();
+      expect(server.requests).toHaveLength(2);
+      expect(printed.flatMap((spy) => spy.mock.calls)).toEqual([]);
+    } finally {
+      for (const spy of printed) spy.mockRestore();
+      vi.unstubAllEnvs();
     }
   });
 

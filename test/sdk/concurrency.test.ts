@@ -1,5 +1,5 @@
 // The AIMD limiter the bulk jobs share (src/core/concurrency.ts), driven by calls that take real time and report
-// 429s the way request.ts does (through `onRateLimit`): it never runs more than its cap, halves on a 429 (once per
+// 429s the way the retry loop (core/send.ts) does (through `onRateLimit`): it never runs more than its cap, halves on a 429 (once per
 // round), holds new calls back for the Retry-After, grows back by about one per round of successes, sends a call
 // refused with 429 again, and serves waiting calls in order of priority.
 import { describe, expect, it } from "vitest";

@@ -86,18 +86,21 @@ it("compiler messages name the spec's types", () => {
 });
 
 describe("completions offer the public API only", () => {
-  it("the client: its resources, raw and its settings, no internal call or paginate", () => {
+  it("the client: its resources, request (any operation), use/eject (middleware), raw and its settings, no internal call or paginate", () => {
     expect(completions("client")).toEqual([
       "analytics",
       "appUrl",
       "baseUrl",
       "computers",
+      "eject",
       "enterpriseControls",
       "raw",
       "readiness",
+      "request",
       "sessions",
       "toJSON",
       "usageLimits",
+      "use",
     ]);
   });
 

@@ -25,7 +25,6 @@ import {
   ValidationError,
   parseHookInput,
 } from "../../src/index.js";
-import { resourceClientOf } from "../../src/client.js";
 import { methods } from "./support/calls.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { analyticsRange, operationObject, responseExample } from "../support/spec.js";
@@ -70,7 +69,7 @@ const errorCalls: Record<OperationId, (c: OrgAgent, o: Options) => Promise<unkno
   listReadinessReports: async (c, o) => await c.readiness.list({}, o),
   listEnterpriseControlsHistory: async (c, o) => await c.enterpriseControls.history({}, o),
   // A failed chunk is reported in `errors`, not thrown (see usage-limits.test.ts); call the operation directly.
-  setUserLimits: (c, o) => resourceClientOf(c).call("setUserLimits", {}, { users: [{ email: "maya@acme-robotics.example", limit: 1 }] }, o),
+  setUserLimits: (c, o) => c.request("setUserLimits", { body: { users: [{ email: "maya@acme-robotics.example", limit: 1 }] } }, o),
   createSession: (c, o) => c.sessions.create({ computerId: "cmp_1" }, o),
   getSession: (c, o) => c.sessions.get("sess_1", {}, o),
   sendSessionMessage: (c, o) => c.sessions.sendMessage("sess_1", { text: "hi" }, o),

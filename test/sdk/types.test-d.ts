@@ -373,6 +373,29 @@ describe("bulk jobs", () => {
   });
 });
 
+describe("client.request: any operation by its operationId", () => {
+  it("is typed by the operationId: its parameters, its answer, and a list's pages and items", async () => {
+    expectTypeOf(client.request("getComputer", { path: { computerId: "cmp_1" } })).toEqualTypeOf<APIPromise<Computer>>();
+    expectTypeOf(client.request("createSession", { body: { computerId: "cmp_1" } })).toEqualTypeOf<APIPromise<Session>>();
+    const users = client.request("listAnalyticsUsers", { query: { ...dates, limit: 50 } }, { concurrency: 4, maxItems: 100 });
+    expectTypeOf(users).toEqualTypeOf<PagePromise<AnalyticsUsersResponse, UserRow>>();
+    for await (const report of client.request("listReadinessReports")) expectTypeOf(report).toEqualTypeOf<ReadinessReport>();
+  });
+
+  it("refuses what the operation does not take", () => {
+    // @ts-expect-error the path parameters are required
+    void client.request("getComputer");
+    // @ts-expect-error an operationId the spec does not have
+    void client.request("getComputers", {});
+    // @ts-expect-error a query parameter of the wrong type
+    void client.request("listAnalyticsUsers", { query: { ...dates, limit: "50" } });
+    // @ts-expect-error only a list over a date range takes concurrency
+    void client.request("listReadinessReports", {}, { concurrency: 4 });
+    // @ts-expect-error a single answer takes no paging options
+    void client.request("getComputer", { path: { computerId: "cmp_1" } }, { maxItems: 5 });
+  });
+});
+
 describe("calls that must not compile", () => {
   it("rejects wrong wait options and date-range arguments", () => {
     // @ts-expect-error interval in a string ("1s")

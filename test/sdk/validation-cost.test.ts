@@ -2,7 +2,8 @@
 // parameter and body field of every call, so work it can skip must stay skipped. A timing test compares two timings
 // taken side by side (the faster of several rounds each), so a loaded machine slows both alike.
 import { describe, expect, it, vi } from "vitest";
-import { checkField, yesterdayUTC, type FieldRule } from "../../src/core/validate.js";
+import { yesterdayUTC } from "../../src/core/days.js";
+import { checkField, type FieldRule } from "../../src/core/validate.js";
 
 /** The fastest of `rounds` runs of `run`, in ms. */
 function fastest(run: () => void, rounds = 5): number {

@@ -5,7 +5,6 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { OrgAgent, ValidationError } from "../../src/index.js";
-import { resourceClientOf } from "../../src/client.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { addDays, analyticsWindow, operationFor, successExample } from "../support/spec.js";
 
@@ -229,7 +228,7 @@ describe("request bodies", () => {
 
   it("one request can never carry more users than maxItems: the operation itself rejects it", async () => {
     const entries = Array.from({ length: users.maxItems + 1 }, (_, i) => ({ email: `u${i}@x.example`, limit: 1 }));
-    await expectRejected(() => resourceClientOf(client).call("setUserLimits", {}, { users: entries }), "body.users", entries, [
+    await expectRejected(() => client.request("setUserLimits", { body: { users: entries } }), "body.users", entries, [
       `${users.minItems} to ${users.maxItems} items`,
     ]);
   });

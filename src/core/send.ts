@@ -1,0 +1,115 @@
+// One call = one or more attempts (exchange.ts), under the call's deadline and signal: the plugins hear of each
+// attempt, the retry policy (retry.ts) decides whether a failure is repeated and after how long, and every error that
+// leaves is scrubbed of the call's credentials.
+import type { RateLimitHook } from "./concurrency.js";
+import { Attempt, type CallInfo } from "./attempt.js";
+import { APIConnectionTimeoutError, APIUserAbortError, RateLimitError } from "./errors.js";
+import { exchange, type AttemptOutcome, type ExchangeConfig, type ExchangeRequest } from "./exchange.js";
+import { redactHeaders, type Log } from "./log.js";
+import type { RequestOptions } from "./options.js";
+import type { ResponseSink } from "./response.js";
+import { defaultRetry, type AttemptInfo, type CallPolicy, type RequestPlugin, type RetryDecision } from "./retry.js";
+import { scrubError } from "./scrub.js";
+import { sleep } from "./timers.js";
+import { withoutUserinfo } from "./urls.js";
+
+/** The request options of a bulk job's calls: not public; how its concurrency limiter (concurrency.ts) hears of 429s. */
+export interface JobRequestOptions extends RequestOptions {
+  onRateLimit?: RateLimitHook | undefined;
+}
+
+export interface SendConfig extends ExchangeConfig {
+  readonly policy: CallPolicy;
+  readonly log: Log;
+  readonly plugins: readonly RequestPlugin[];
+}
+
+/** A call, as the hub hands it over: its operation and request, and what its errors and plugins are told. */
+export interface Call extends CallInfo {
+  readonly operationId: string;
+  readonly request: ExchangeRequest;
+  /** The URL of the first request, for an error before any attempt went out. */
+  readonly url: () => string;
+  /** The call's credentials (the client's and its own credential headers): scrubbed from its errors and log lines. */
+  readonly secrets: readonly string[];
+}
+
+/** Sends `call` and resolves to its parsed body; `sink.response` is then the final attempt's Response. */
+export async function send(config: SendConfig, call: Call, options: JobRequestOptions, sink: ResponseSink): Promise<unknown> {
+  const { policy, log, plugins } = config;
+  const maxRetries = options.maxRetries ?? policy.maxRetries;
+  const timeout = options.timeout ?? policy.timeout;
+  const deadline = options.deadline ?? policy.deadline;
+  const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
+  const signal = options.signal;
+  const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
+  let retries = 0;
+
+  for (let number = 1; ; number++) {
+    if (signal?.aborted) throw APIUserAbortError.of(signal);
+    let info: AttemptInfo | undefined;
+    if (plugins.length) {
+      info = { operationId: call.operationId, method: call.method, path: call.path, origin: call.request.baseUrl, attempt: number, idempotent, signal };
+      for (const plugin of plugins) await plugin.beforeAttempt?.(info);
+    }
+    const remaining = deadlineAt - performance.now();
+    if (remaining <= 0) {
+      const where = { operationId: call.operationId, method: call.method, path: call.path, url: withoutUserinfo(call.url()) };
+      throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded`, where, { limit: "deadline", ms: deadline! });
+    }
+    const limited = remaining < timeout;
+    const started = performance.now();
+    const attempt = new Attempt(call, number, call.url, limited ? { ms: remaining, limit: "deadline", of: deadline! } : { ms: timeout, limit: "timeout", of: timeout }, signal);
+    attempt.secrets = call.secrets;
+    const outcome = await exchange(config, attempt, call.request);
+    if (log.enabled("debug")) {
+      const details = {
+        status: outcome.status,
+        ms: Math.round(performance.now() - started),
+        ...(outcome.error ? { error: outcome.error.name } : {}),
+        ...(outcome.headers ? { headers: redactHeaders(outcome.headers) } : {}),
+      };
+      log.write("debug", `← ${call.method} ${call.path}`, details, attempt.allSecrets());
+    }
+    if (info) for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
+    if (!outcome.error) {
+      sink.response = outcome.response;
+      return outcome.data;
+    }
+
+    const secrets = attempt.allSecrets();
+    const error = scrubError(outcome.error, secrets);
+    if (error instanceof RateLimitError) options.onRateLimit?.(error.retryAfter, policy.maxRetryAfter);
+    const decision = decide(info, outcome, plugins) ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
+    if (!decision.retry) {
+      const overCap = (decision as { overCap?: number }).overCap;
+      if (overCap !== undefined) log.write("info", `${call.method} ${call.path}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);
+      throw error;
+    }
+    if (decision.counted !== false) {
+      if (retries >= maxRetries) {
+        log.write("info", `${call.method} ${call.path} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, secrets);
+        throw error;
+      }
+      retries++;
+    }
+    const delay = decision.delay ?? 0;
+    if (performance.now() + delay >= deadlineAt) throw error;
+    log.write("info", `${call.method} ${call.path}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, secrets);
+    await sleep(delay, signal);
+  }
+}
+
+/** The first plugin's decision on a failed attempt, if one decides. */
+function decide(info: AttemptInfo | undefined, outcome: AttemptOutcome, plugins: readonly RequestPlugin[]): RetryDecision | undefined {
+  if (!info) return undefined;
+  for (const plugin of plugins) {
+    const decision = plugin.retry?.(info, outcome);
+    if (decision) return decision;
+  }
+  return undefined;
+}
+
+function infoOf(call: Call, attempt: number, idempotent: boolean, signal: AbortSignal | undefined): AttemptInfo {
+  return { operationId: call.operationId, method: call.method, path: call.path, origin: call.request.baseUrl, attempt, idempotent, signal };
+}

@@ -1,0 +1,234 @@
+// One request pipeline: resource methods, `client.request` and `client.raw` go through the same openapi-fetch client,
+// so one middleware added with `client.use()` (or `client.raw.use()`, the same list) sees every attempt of every call,
+// before the key is added; redirects are followed inside an attempt. Plugins (the seam a rate controller plugs into)
+// hear of every attempt and may wait before one and decide a failure's retry. Against loopback servers.
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { successExample } from "../support/spec.js";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  InternalServerError,
+  OrgAgent,
+  RateLimitError,
+  type AttemptInfo,
+  type ClientOptions,
+  type Middleware,
+  type RequestPlugin,
+} from "../../src/index.js";
+import { startLoopback, type Handler, type Loopback } from "./support/loopback.js";
+
+const KEY = "pipeline-test-key-0001";
+const COMPUTER = "/api/v0/computers/{computerId}";
+const servers: Loopback[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+afterAll(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** A server answering each request with the next reply of `script`, then the computer. */
+async function scripted(...script: Array<ReturnType<Handler>>): Promise<Loopback> {
+  let n = 0;
+  const server = await startLoopback(() => script[n++] ?? { body: successExample("getComputer") });
+  servers.push(server);
+  return server;
+}
+
+function clientOn(server: Loopback, options: ClientOptions = {}): OrgAgent {
+  return new OrgAgent({ apiKey: KEY, baseUrl: server.url, appUrl: server.url, backoff: { initial: 1, max: 1 }, logLevel: "off", ...options });
+}
+
+/** A middleware that records what it sees. */
+function recorder() {
+  const seen: Array<{ url: string; authorization: string | null; status?: number; error?: unknown }> = [];
+  const middleware: Middleware = {
+    onRequest: ({ request }) => void seen.push({ url: request.url, authorization: request.headers.get("authorization") }),
+    onResponse: ({ response }) => void (seen.at(-1)!.status = response.status),
+    onError: ({ error }) => void (seen.at(-1)!.error = error),
+  };
+  return { seen, middleware };
+}
+
+describe("one middleware sees every call", () => {
+  it("every attempt of a resource method, client.request and client.raw, each before the key is added", async () => {
+    const server = await scripted({ status: 503, body: { title: "Unavailable" } });
+    const client = clientOn(server);
+    const { seen, middleware } = recorder();
+    client.use(middleware);
+    await client.computers.get("cmp_1");
+    await client.request("getComputer", { path: { computerId: "cmp_2" } });
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_3" } } });
+    expect(seen.map(({ url, status }) => [new URL(url).pathname, status])).toEqual([
+      ["/api/v0/computers/cmp_1", 503],
+      ["/api/v0/computers/cmp_1", 200],
+      ["/api/v0/computers/cmp_2", 200],
+      ["/api/v0/computers/cmp_3", 200],
+    ]);
+    expect(seen.map(({ authorization }) => authorization)).toEqual([null, null, null, null]);
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual(Array(4).fill(`Bearer ${KEY}`));
+  });
+
+  it("raw.use() adds to the same list: resource methods see it too, until eject() removes it from both", async () => {
+    const server = await scripted();
+    const client = clientOn(server);
+    const tagged: Middleware = { onRequest: ({ request }) => (request.headers.set("X-Middleware", "on"), request) };
+    client.raw.use(tagged);
+    await client.computers.get("cmp_1");
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    client.eject(tagged);
+    await client.computers.get("cmp_1");
+    await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(server.requests.map((request) => request.headers["x-middleware"])).toEqual(["on", "on", undefined, undefined]);
+  });
+
+  it("a redirect is followed inside the attempt: the middleware sees one request, the key goes on to the same origin", async () => {
+    const server = await scripted({ status: 307, headers: { location: "/api/v0/computers/cmp_moved" } });
+    const client = clientOn(server);
+    const { seen, middleware } = recorder();
+    client.use(middleware);
+    await expect(client.computers.get("cmp_1")).resolves.toEqual(successExample("getComputer"));
+    expect(seen.map(({ status }) => status)).toEqual([200]);
+    expect(server.requests.map((request) => [request.target, request.headers.authorization])).toEqual([
+      ["/api/v0/computers/cmp_1", `Bearer ${KEY}`],
+      ["/api/v0/computers/cmp_moved", `Bearer ${KEY}`],
+    ]);
+  });
+
+  it("onError sees each failed attempt as the SDK's APIConnectionError, with its code", async () => {
+    const server = await scripted();
+    const url = server.url;
+    await server.close();
+    const client = new OrgAgent({ apiKey: KEY, baseUrl: url, backoff: { initial: 1, max: 1 }, logLevel: "off", maxRetries: 1 });
+    const { seen, middleware } = recorder();
+    client.use(middleware);
+    const error = await client.computers.get("cmp_1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(seen.map((attempt) => [attempt.error instanceof APIConnectionError, (attempt.error as APIConnectionError).code])).toEqual([
+      [true, "ECONNREFUSED"],
+      [true, "ECONNREFUSED"],
+    ]);
+  });
+
+  it("a middleware that answers itself short-circuits fetch, and its answer is checked as the server's would be", async () => {
+    const server = await scripted();
+    const local = { ...successExample("getComputer"), id: "cmp_local" };
+    const answering = clientOn(server);
+    answering.use({ onRequest: () => Response.json(local) });
+    await expect(answering.computers.get("cmp_1")).resolves.toEqual(local);
+    const page = clientOn(server, { maxRetries: 0 });
+    page.use({ onRequest: () => new Response("<html>", { headers: { "content-type": "text/html" } }) });
+    await expect(page.computers.get("cmp_1")).rejects.toThrow(/^200: expected JSON, got text\/html: <html>/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a middleware that never returns cannot hold the call past its timeout", async () => {
+    const server = await scripted();
+    const client = clientOn(server, { timeout: 100, maxRetries: 0 });
+    client.use({ onRequest: () => new Promise<undefined>(() => {}) });
+    const error = await client.computers.get("cmp_1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
+    const server = await scripted(...Array(6).fill({ status: 201, body: successExample("createSession") }));
+    const calls = async (client: OrgAgent) => {
+      await client.sessions.create({ computerId: "cmp_1", cwd: "/src" }, { headers: { "X-Call": "c1", "content-type": "application/json; charset=utf-8" } });
+      await client.sessions.create({ computerId: "cmp_1" });
+      await client.request("getSessionMessage", { path: { sessionId: "sess 1/ä", messageId: "msg_1" }, query: { computerId: "cmp_2" } }).catch(() => {});
+    };
+    await calls(clientOn(server, { headers: { "X-Team": "blue" } }));
+    const observed = clientOn(server, { headers: { "X-Team": "blue" } });
+    observed.use({ onRequest: () => undefined });
+    await calls(observed);
+    const wire = server.requests.map(({ method, target, headers, body }) => {
+      const { host, connection, ...sent } = headers;
+      return { method, target, headers: sent, body };
+    });
+    expect(wire.slice(3)).toEqual(wire.slice(0, 3));
+    expect(wire[1]!.headers["content-type"]).toBe("application/json");
+    expect(wire[0]!.headers).toMatchObject({ "content-type": "application/json; charset=utf-8", "x-call": "c1", "x-team": "blue", authorization: `Bearer ${KEY}` });
+  });
+
+  it("use() refuses what is not middleware, naming it", () => {
+    const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
+    expect(() => client.use({} as Middleware)).toThrow(/^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/);
+  });
+});
+
+describe("plugins: the seam of a rate controller", () => {
+  /** A plugin that records every hook call. */
+  function listening(decide?: RequestPlugin["retry"]) {
+    const events: string[] = [];
+    const infos: AttemptInfo[] = [];
+    const plugin: RequestPlugin = {
+      beforeAttempt: (info) => void (infos.push(info), events.push(`before ${info.attempt}`)),
+      afterAttempt: (info, result) => void events.push(`after ${info.attempt}: ${result.status ?? result.error?.name}`),
+      ...(decide ? { retry: decide } : {}),
+    };
+    return { events, infos, plugin };
+  }
+
+  it("hear of every attempt, before it leaves and after its answer, with the call's operation, origin and idempotency", async () => {
+    const server = await scripted({ status: 503, body: {} });
+    const { events, infos, plugin } = listening();
+    await clientOn(server, { plugins: [plugin] }).computers.get("cmp_1");
+    expect(events).toEqual(["before 1", "after 1: 503", "before 2", "after 2: 200"]);
+    expect(infos[0]).toMatchObject({ operationId: "getComputer", method: "GET", path: COMPUTER, origin: server.url, attempt: 1, idempotent: true });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("a wait in beforeAttempt holds the attempt back: nothing is sent until it ends", async () => {
+    const server = await scripted();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const call = clientOn(server, { plugins: [{ beforeAttempt: () => gate }] }).computers.get("cmp_1");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.requests).toHaveLength(0);
+    release();
+    await call;
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a throttle retried without counting: maxRetries 0, three 429s waited out, the fourth attempt answers", async () => {
+    const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
+    const server = await scripted(tooMany, tooMany, tooMany);
+    const { events, plugin } = listening((_, result) => (result.error instanceof RateLimitError ? { retry: true, delay: 1, counted: false } : undefined));
+    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(successExample("getComputer"));
+    expect(server.requests).toHaveLength(4);
+    expect(events.filter((event) => event.startsWith("before"))).toHaveLength(4);
+  });
+
+  it("without a plugin's word the default policy decides: the same 429s with maxRetries 0 fail at the first", async () => {
+    const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
+    const server = await scripted(tooMany, tooMany, tooMany);
+    const { plugin } = listening(() => undefined);
+    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a plugin may stop a failure the default policy would retry", async () => {
+    const server = await scripted({ status: 503, body: {} });
+    const { plugin } = listening(() => ({ retry: false }));
+    await expect(clientOn(server, { plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(InternalServerError);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a beforeAttempt that rejects ends the call with its error, nothing sent", async () => {
+    const server = await scripted();
+    const refusal = new Error("quota spent");
+    await expect(clientOn(server, { plugins: [{ beforeAttempt: () => Promise.reject(refusal) }] }).computers.get("cmp_1")).rejects.toBe(refusal);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("retries that do not count still end at the call's deadline", async () => {
+    const tooMany = { status: 429, body: {} };
+    const server = await scripted(...Array(50).fill(tooMany));
+    const plugin: RequestPlugin = { retry: () => ({ retry: true, delay: 20, counted: false }) };
+    const error = await clientOn(server, { deadline: 150, plugins: [plugin] }).computers.get("cmp_1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests.length).toBeGreaterThan(1);
+    expect(server.requests.length).toBeLessThan(50);
+  });
+});
