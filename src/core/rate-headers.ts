@@ -55,13 +55,21 @@ export function readRateSignal(headers: Headers, now: number = Date.now()): Rate
   return { ...(retryAfter ? { retryAfter } : {}), ...(quota ? { quota } : {}) };
 }
 
+/** A non-negative decimal number, and whether it is whole; undefined for anything else (a sign, an exponent, too large). */
+function decimal(value: string | null): { n: number; whole: boolean } | undefined {
+  const match = NUMBER.exec(value ?? "");
+  const n = match ? Number(match[1]) : Number.NaN;
+  // Past 10^15 (30,000 years in milliseconds) a number is no time a server means.
+  return n < 1e15 ? { n, whole: !match![1]!.includes(".") } : undefined;
+}
+
 function readRetryAfter(headers: Headers, serverNow: number, dated: number): RetryAfterSignal | undefined {
-  const exact = NUMBER.exec(headers.get("retry-after-ms") ?? "");
-  if (exact) return { ms: Number(exact[1]), precision: 0 };
+  const exact = decimal(headers.get("retry-after-ms"));
+  if (exact) return { ms: exact.n, precision: 0 };
   const value = headers.get("retry-after");
   if (!value) return undefined;
-  const seconds = NUMBER.exec(value);
-  if (seconds) return { ms: Number(seconds[1]) * 1000, precision: seconds[1]!.includes(".") ? 0 : 1000 };
+  const seconds = decimal(value);
+  if (seconds) return { ms: seconds.n * 1000, precision: seconds.whole ? 1000 : 0 };
   // Every HTTP date form starts with the day name (Date.parse alone would read "abc 12" as December 2001). The wait is
   // measured on the server's clock when it sent its `Date` (RFC 9110), so a skewed client clock does not matter.
   if (!/^\s*(mon|tue|wed|thu|fri|sat|sun)/i.test(value)) return undefined;
@@ -89,9 +97,9 @@ function readXRateLimit(headers: Headers, serverNow: number): QuotaSignal | unde
 /** A reset: Unix seconds or milliseconds, seconds from now, a duration, or a date. */
 function readReset(value: string | null, serverNow: number): RetryAfterSignal | undefined {
   if (!value) return undefined;
-  const number = NUMBER.exec(value);
+  const number = decimal(value);
   if (number) {
-    const n = Number(number[1]);
+    const { n } = number;
     if (n >= UNIX_MS) return { ms: Math.max(0, n - serverNow), precision: 0 };
     // A Unix second is the moment the window ends, not a rounding of it.
     if (n >= UNIX_SECONDS) return { ms: Math.max(0, n * 1000 - serverNow), precision: 0 };
@@ -100,7 +108,7 @@ function readReset(value: string | null, serverNow: number): RetryAfterSignal | 
   if (DURATION.test(value)) {
     let ms = 0;
     for (const [, amount, unit] of value.matchAll(DURATION_PART)) ms += Number(amount) * UNIT_MS[unit!]!;
-    return { ms, precision: 0 };
+    return Number.isFinite(ms) ? { ms, precision: 0 } : undefined;
   }
   if (/^\s*(mon|tue|wed|thu|fri|sat|sun|\d{4}-\d\d-\d\dT)/i.test(value)) {
     const at = Date.parse(value);
@@ -111,14 +119,13 @@ function readReset(value: string | null, serverNow: number): RetryAfterSignal | 
 
 /** Seconds from now: whole ones are a rounding (up to a second off), fractional ones exact. */
 function readDelta(value: string): RetryAfterSignal | undefined {
-  const seconds = NUMBER.exec(value);
-  return seconds ? { ms: Number(seconds[1]) * 1000, precision: seconds[1]!.includes(".") ? 0 : 1000 } : undefined;
+  const seconds = decimal(value);
+  return seconds ? { ms: seconds.n * 1000, precision: seconds.whole ? 1000 : 0 } : undefined;
 }
 
 function count(value: string | null): number | undefined {
   // `RateLimit-Limit: 100, 100;w=60` (an early draft) carries a policy after the number.
-  const match = /^\s*(\d+)/.exec(value ?? "");
-  return match ? Number(match[1]) : undefined;
+  return decimal(/^\s*(\d+)/.exec(value ?? "")?.[1] ?? null)?.n;
 }
 
 /**
@@ -142,9 +149,8 @@ function readIetf(headers: Headers): QuotaSignal[] {
   const remaining = count(headers.get("ratelimit-remaining"));
   if (remaining !== undefined) {
     const limitText = headers.get("ratelimit-limit") ?? "";
-    const window = /;\s*w=(\d+)/.exec(limitText);
-    const reset = NUMBER.exec(headers.get("ratelimit-reset") ?? "");
-    add(count(limitText), remaining, reset ? Number(reset[1]) : undefined, window ? { window: Number(window[1]) * 1000 } : only);
+    const window = decimal(/;\s*w=(\d+)/.exec(limitText)?.[1] ?? null);
+    add(count(limitText), remaining, decimal(headers.get("ratelimit-reset"))?.n, window ? { window: window.n * 1000 } : only);
   }
   const combined = items(headers.get("ratelimit"));
   const dictionary = new Map(combined.filter((item) => item.value !== undefined).map((item) => [item.name, item.value!]));
@@ -181,11 +187,13 @@ function items(field: string | null): Item[] {
     const params = new Map<string, number>();
     for (const param of rest) {
       const [key, value] = param.split("=").map((part) => part.trim());
-      if (key && value !== undefined && NUMBER.test(value)) params.set(key.toLowerCase(), Number(value));
+      const number = decimal(value ?? null);
+      if (key && number) params.set(key.toLowerCase(), number.n);
     }
     const pair = /^([a-z][\w.*-]*)\s*=\s*(\d+(?:\.\d+)?)$/i.exec(head);
-    if (pair) out.push({ name: pair[1]!.toLowerCase(), bare: undefined, value: Number(pair[2]), params });
-    else if (NUMBER.test(head)) out.push({ name: "", bare: head, value: undefined, params });
+    const value = decimal(pair?.[2] ?? null);
+    if (pair && value) out.push({ name: pair[1]!.toLowerCase(), bare: undefined, value: value.n, params });
+    else if (decimal(head)) out.push({ name: "", bare: head, value: undefined, params });
     else out.push({ name: head.replace(/^"|"$/g, ""), bare: undefined, value: undefined, params });
   }
   return out;
