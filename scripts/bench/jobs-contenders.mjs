@@ -1,7 +1,8 @@
 // The contenders of the jobs under a rate limit, each able to run the two jobs (a /users export, credit limits for
 // many people): orgagent with concurrency 8, a plain sequential loop, and a p-limit baseline with 8 at once. The two
 // baselines are what a user writes without an SDK: fetch, and on 429 or 503 wait for the Retry-After (a second when
-// there is none) and send the same request again, up to 10 times.
+// there is none) and send the same request again, up to 10 times. With the SDK's rate controller given, one more:
+// the p-limit baseline with every attempt paced by that controller (src/core/rate-controller.ts).
 import pLimit from "p-limit";
 
 const LIMITS_PATH = "/api/v0/organization/usage/limits/users";
@@ -40,13 +41,37 @@ async function patientFetch(fetchImpl, url, init) {
   }
 }
 
+/**
+ * fetch through a rate controller: every attempt acquires first and tells it the answer; a refusal waits what the
+ * controller says and goes again (refusals do not count as attempts; up to 100 of them).
+ */
+function pacedFetch(controller) {
+  return async (fetchImpl, url, init) => {
+    for (let refusals = 0, retry = false; ; retry = true) {
+      const permit = await controller.acquire({ retry });
+      let response;
+      try {
+        response = await fetchImpl(url, init);
+      } catch (error) {
+        permit.release();
+        throw error;
+      }
+      const throttle = permit.observe(response.status, response.headers);
+      if (response.ok) return response.json();
+      await response.arrayBuffer();
+      if (!throttle || ++refusals >= 100) throw new Error(`${init?.method ?? "GET"} ${url}: ${response.status}`);
+      if (throttle.wait > 0) await sleep(throttle.wait);
+    }
+  };
+}
+
 /** The pages of one cursor chain over [startDate, endDate], each request through `run` (a p-limit, or straight). */
-async function chain(server, fetchImpl, query, run, onPage) {
+async function chain(server, fetchImpl, query, run, onPage, send = patientFetch) {
   const headers = { Authorization: `Bearer ${server.key}`, Accept: "application/json" };
   let cursor;
   for (;;) {
     const search = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
-    const page = await run(() => patientFetch(fetchImpl, `${server.baseUrl}${server.usersPath}?${search}`, { headers }));
+    const page = await run(() => send(fetchImpl, `${server.baseUrl}${server.usersPath}?${search}`, { headers }));
     onPage(page);
     if (!page.meta.has_more) return;
     cursor = page.meta.next_cursor;
@@ -65,12 +90,12 @@ const rowKey = (row) => `${row.user_id}|${row.date}`;
 export const entryKey = (entry) => `${entry.email.toLowerCase()}|${entry.limit}`;
 
 /** `entries` in chunks of 100, PUT as `{ users }`, each through `run`; resolves to the entries applied. */
-async function putChunks(server, fetchImpl, entries, run) {
+async function putChunks(server, fetchImpl, entries, run, send = patientFetch) {
   const headers = { Authorization: `Bearer ${server.key}`, Accept: "application/json", "Content-Type": "application/json" };
   const chunks = [];
   for (let i = 0; i < entries.length; i += CHUNK) chunks.push(entries.slice(i, i + CHUNK));
   const applied = await Promise.all(
-    chunks.map((users) => run(() => patientFetch(fetchImpl, `${server.baseUrl}${LIMITS_PATH}`, { method: "PUT", headers, body: JSON.stringify({ users }) }))),
+    chunks.map((users) => run(() => send(fetchImpl, `${server.baseUrl}${LIMITS_PATH}`, { method: "PUT", headers, body: JSON.stringify({ users }) }))),
   );
   return applied.flatMap((answer) => answer.updated);
 }
@@ -96,7 +121,7 @@ async function timed(job) {
  * applied), and `both(server, query, entries, stats)` runs the two at once, with one client or
  * limiter per job as a user would (orgagent: one client for both).
  */
-export function contenders(OrgAgent) {
+export function contenders(OrgAgent, rateController) {
   const sdk = (server, stats) => new OrgAgent({ baseUrl: server.baseUrl, apiKey: server.key, logLevel: "off", fetch: countingFetch(stats) });
   const sdkExport = async (client, query) => {
     const keys = [];
@@ -118,18 +143,21 @@ export function contenders(OrgAgent) {
     return { ...run, accounted, notAppliedByJob: notApplied };
   };
 
-  const baseline = (name, concurrency) => {
+  /** `paced`: each job's requests go through the controller of the server's key and host (both jobs share it). */
+  const baseline = (name, concurrency, paced) => {
     const runner = () => pLimit(concurrency);
+    const sendOf = (server) => (paced ? pacedFetch(paced.rateControllerFor(server.key, server.baseUrl)) : patientFetch);
     const exportJob = async (server, query, stats) => {
       const keys = [];
       const fetchImpl = countingFetch(stats);
       const onPage = (page) => page.data.forEach((row) => keys.push(rowKey(row)));
       const run = await timed(async () => {
-        if (concurrency === 1) return chain(server, fetchImpl, query, runner(), onPage);
+        const send = sendOf(server);
+        if (concurrency === 1) return chain(server, fetchImpl, query, runner(), onPage, send);
         // A cursor chain per day, every request through one p-limit: what a user does to go faster.
         const limit = runner();
         const pages = new Map();
-        await Promise.all(daysOf(query).map((day) => chain(server, fetchImpl, { ...query, startDate: day, endDate: day }, limit, (page) => pages.set(day, [...(pages.get(day) ?? []), page]))));
+        await Promise.all(daysOf(query).map((day) => chain(server, fetchImpl, { ...query, startDate: day, endDate: day }, limit, (page) => pages.set(day, [...(pages.get(day) ?? []), page]), send)));
         for (const day of daysOf(query)) for (const page of pages.get(day) ?? []) onPage(page);
       });
       return { ...run, keys };
@@ -137,7 +165,7 @@ export function contenders(OrgAgent) {
     const limitsJob = async (server, entries, stats) => {
       let updated = [];
       const run = await timed(async () => {
-        updated = await putChunks(server, countingFetch(stats), entries, runner());
+        updated = await putChunks(server, countingFetch(stats), entries, runner(), sendOf(server));
       });
       return { ...run, accounted: run.failed ? [] : updated.map(entryKey), notAppliedByJob: run.failed ? entries.length : 0 };
     };
@@ -157,5 +185,6 @@ export function contenders(OrgAgent) {
     },
     baseline("plain sequential loop", 1),
     baseline("p-limit, 8 at once", 8),
+    ...(rateController ? [baseline("p-limit, 8 at once, paced by the rate controller", 8, rateController)] : []),
   ];
 }

@@ -38,8 +38,8 @@ export function checkLimits(entries, job, serverLimits, stats) {
  * Runs every contender against every style. `servers.start(name, options)` starts an emulator in the server
  * process; `servers.limitsOf(name)` reads its limits (a Map by lower-cased e-mail).
  */
-export async function measureRateStyles({ OrgAgent, servers, settings, step }) {
-  const { rate, latencyMs, people, days, styles, jobs, contenderNames } = settings;
+export async function measureRateStyles({ OrgAgent, rateController, servers, settings, step }) {
+  const { rate, latencyMs, people, days, styles, jobs, contenderNames, contenderFilter } = settings;
   const endDate = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
   const query = { startDate: new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10), endDate, limit: 100 };
 
@@ -52,7 +52,9 @@ export async function measureRateStyles({ OrgAgent, servers, settings, step }) {
   await servers.stop("rate-reference");
   const referenceRows = new Set(keys);
 
-  const all = contenders(OrgAgent).filter((c) => !contenderNames || contenderNames.includes(c.name));
+  const all = contenders(OrgAgent, rateController).filter(
+    (c) => (!contenderNames || contenderNames.includes(c.name)) && (!contenderFilter || contenderFilter.some((word) => c.name.includes(word))),
+  );
   const runs = [];
   for (const style of styles) {
     const name = `rate-${style}`;

@@ -9,7 +9,7 @@ import { median } from "./lib.mjs";
 
 const CHUNK = 100;
 
-export async function measureSmallJobs({ OrgAgent, servers, settings, step }) {
+export async function measureSmallJobs({ OrgAgent, rateController, servers, settings, step }) {
   const { latencyMs, entries: total, repeats } = settings;
   const name = "small";
   const server = await servers.start(name, { latency: { ms: latencyMs }, users: total, emails: true });
@@ -22,7 +22,7 @@ export async function measureSmallJobs({ OrgAgent, servers, settings, step }) {
     for (const { what, people } of cases) {
       step(`small limits job: ${total.toLocaleString("en-US")} entries for ${what}`);
       const roundsOver = total / people.length;
-      for (const contender of contenders(OrgAgent)) {
+      for (const contender of contenders(OrgAgent, rateController)) {
         const boundTrips = Math.ceil(Math.ceil(people.length / CHUNK) / contender.concurrency);
         const samples = [];
         for (let r = 0; r < repeats; r++) {

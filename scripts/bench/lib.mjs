@@ -44,6 +44,22 @@ export async function buildEmulator() {
   return emulatorBundle;
 }
 
+/** The SDK's rate controller alone (src/core/rate-controller.ts), built the same way, for a contender that paces by it. */
+export const rateControllerBundle = `${root}node_modules/.cache/orgagent-bench/rate-controller.mjs`;
+
+export async function buildRateController() {
+  await build({
+    entryPoints: [`${root}src/core/rate-controller.ts`],
+    outfile: rateControllerBundle,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "error",
+  });
+  return rateControllerBundle;
+}
+
 /**
  * A hand-written loop over the pages of /users, as a user would write it without an SDK: fetch, parse, follow
  * `meta.next_cursor` while `meta.has_more`. Yields each page.

@@ -199,7 +199,10 @@ export class AdaptiveRateController implements RateController {
     const budget = quota.remaining - (this.#seq - quota.seq);
     if (budget <= 0) {
       if (quota.resetFrom !== undefined) return quota.resetFrom;
-      // No reset told: the next answer tells the budget; with none in flight, one request goes to ask.
+      // No reset told, so how fast the quota comes back is not known (a sliding window frees it one request at a
+      // time): a pace learned from refusals governs. Without one, the next answer tells the budget; with none in
+      // flight, one request goes to ask.
+      if (Number.isFinite(this.#rate)) return -Infinity;
       return this.#inFlight > 0 ? Infinity : -Infinity;
     }
     // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset.
