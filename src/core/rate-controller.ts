@@ -2,12 +2,13 @@
 // job of the process that uses them, so together they go at the rate the service allows instead of fighting for it.
 // It reads the service, not only its refusals:
 // - a quota (`X-RateLimit-*`, `RateLimit`): the requests left before the reset are the budget; the first half of a
-//   window's quota goes as fast as it is asked for, the rest is spread up to the reset, and none goes before the reset
-//   once the budget is spent;
-// - a refusal (429, or 503: a service shedding load): once per round of requests, the rate requests were going at
-//   becomes the ceiling, and the pace drops to 70 % of it, never under 90 % of what the service accepted in the last
-//   second; it climbs back to the ceiling within about a second, then probes above it by 5 % a second, while the pace
-//   is what holds requests back (the rate is learned from the service, as TCP's CUBIC learns a path's);
+//   window's quota goes as fast as it is asked for, the rest is spread up to the reset, and once the budget is spent
+//   nothing goes before the reset (a reset told in whole seconds is narrowed down by the answers of one window);
+// - a refusal (429, or 503: a service shedding load): once per round of requests, the pace drops to 90 % of what the
+//   service accepted over the last second when that measures its rate (a token bucket's refill, a sliding window's
+//   quota), else to 70 % of the rate requests went at; it climbs back to that rate (the ceiling) within about a
+//   second and probes past it by 5 % a second, while the pace is what holds requests back and the service does not
+//   say its quota is spent. So the rate is learned from the service, as TCP's CUBIC learns a path's;
 // - `Retry-After`: only its certain part holds everything. `Retry-After: 1` (whole seconds, rounded up) says the wait
 //   is under a second: the refused request goes again at its turn of the pace, not a second later, while a wait of 30
 //   holds every request for 29 s. `retry-after-ms` is exact;
@@ -67,17 +68,24 @@ export interface RateController {
   readonly state: RateControllerState;
 }
 
-/** A refusal lowers the pace to this share of the rate it came at (the ceiling). */
+/** A refusal with nothing accepted in the last second to go by lowers the pace to this share of the rate it came at. */
 const DECREASE = 0.7;
 /** Below the ceiling the pace closes its gap to it with this time constant (ms): most of the way in a second. */
 const REGROWTH_MS = 500;
 /** At or over the ceiling the pace grows by this share a second: it probes whether the service allows more. */
 const PROBE = 0.05;
-/** A refusal never lowers the pace under this share of what the service accepted in the last second. */
+/** While no ceiling is known (refused before any pace), the pace grows by this share a second. */
+const STARTUP = 1;
+/** A refusal lowers the pace to this share of what the service accepted in the last second, and the ceiling to at most this one. */
 const UNDER_ACCEPTED = 0.9;
-/** Starts and accepted answers remembered, to measure the rate of each over the last second. */
+const OVER_ACCEPTED = 1.1;
+/**
+ * Starts and accepted answers remembered, to measure their rates: the rate requests went at over their last 8 starts
+ * (the pace of the moment), what the service accepted over the last second.
+ */
 const RECENT_KEPT = 64;
-const RECENT_MS = 1_000;
+const LAST_STARTS = 8;
+const ACCEPTED_MS = 1_000;
 /** The slowest pace: one request every 20 s. */
 const MIN_RATE = 0.05;
 /** Refusals in a row with nothing accepted: everything waits this long, doubling, jittered down by up to a quarter. */
@@ -103,6 +111,8 @@ interface Quota {
   /** When it resets (performance.now()): at the latest, and at the earliest (they differ when it was rounded). */
   readonly resetBy: number | undefined;
   readonly resetFrom: number | undefined;
+  /** The reset was told exactly (a Unix time, a fraction of a second), not rounded to whole seconds. */
+  readonly exact: boolean;
 }
 
 export class AdaptiveRateController implements RateController {
@@ -113,6 +123,8 @@ export class AdaptiveRateController implements RateController {
   #refused = 0;
   #delayed = 0;
   #lastStart = -Infinity;
+  /** The earliest start the pace allows next (performance.now()). */
+  #slot = -Infinity;
   /** Whether the pace is the latest of the gates, and whether it was when requests were last held back. */
   #paceBinds = false;
   #heldByPace = false;
@@ -127,6 +139,8 @@ export class AdaptiveRateController implements RateController {
   /** Accepted answers when the last decrease was made, and how many rounds in a row had none between them. */
   #acceptedAtRound = -1;
   #emptyRounds = 0;
+  /** When the last round of refusals came. */
+  #lastRefusal = -Infinity;
   /** The earliest time by which a refusal since the last accepted answer said requests go again (its Retry-After). */
   #promisedBy = Infinity;
   /** The times of the last starts and accepted answers, rings. */
@@ -182,7 +196,7 @@ export class AdaptiveRateController implements RateController {
 
   /** The earliest a request may start, as of `t`: the latest of the hold, the quota's turn and the pace's. */
   #gate(t: number): number {
-    const pace = Number.isFinite(this.#rate) ? this.#lastStart + 1000 / this.#rate : -Infinity;
+    const pace = Number.isFinite(this.#rate) ? this.#slot : -Infinity;
     const other = Math.max(this.#holdUntil, this.#quotaGate(t));
     this.#paceBinds = pace > other;
     return Math.max(other, pace);
@@ -191,14 +205,20 @@ export class AdaptiveRateController implements RateController {
   #quotaGate(t: number): number {
     const quota = this.#quota;
     if (!quota) return -Infinity;
-    // Past the latest reset the budget is unknown again: the next answer tells it.
+    // Past the reset the budget is unknown again: the next answer tells it. A reset told exactly has come: every
+    // request may go. One told in whole seconds may not have come yet (it was rounded): one request asks first.
     if (quota.resetBy !== undefined && t >= quota.resetBy) {
-      this.#quota = undefined;
-      return -Infinity;
+      if (quota.exact) {
+        this.#quota = undefined;
+        return -Infinity;
+      }
+      return this.#inFlight > 0 ? Infinity : -Infinity;
     }
     const budget = quota.remaining - (this.#seq - quota.seq);
     if (budget <= 0) {
-      if (quota.resetFrom !== undefined) return quota.resetFrom;
+      // Until the reset, at the latest it can be (answers of one window narrow it down to the earliest of them plus
+      // its seconds to the reset: within a round trip of the reset once a window's first answer came early in it).
+      if (quota.resetBy !== undefined) return quota.resetBy;
       // No reset told, so how fast the quota comes back is not known (a sliding window frees it one request at a
       // time): a pace learned from refusals governs. Without one, the next answer tells the budget; with none in
       // flight, one request goes to ask.
@@ -207,8 +227,7 @@ export class AdaptiveRateController implements RateController {
     }
     // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset.
     if (quota.limit !== undefined && quota.resetBy !== undefined && budget < quota.limit / 2) {
-      const resetAt = quota.resetFrom === undefined ? quota.resetBy : (quota.resetFrom + quota.resetBy) / 2;
-      return (budget * this.#lastStart + resetAt) / (budget + 1);
+      return (budget * this.#lastStart + quota.resetBy) / (budget + 1);
     }
     return -Infinity;
   }
@@ -238,6 +257,10 @@ export class AdaptiveRateController implements RateController {
     const seq = ++this.#seq;
     this.#inFlight++;
     this.#lastStart = t;
+    // The next slot of the pace. A start late by up to half an interval (a busy event loop) does not push the slots
+    // after it back, so the pace keeps its rate; later than that, the lateness beyond it is lost.
+    const interval = 1000 / this.#rate;
+    this.#slot = Math.max(this.#slot + interval, t + interval / 2);
     this.#startTimes[(seq - 1) % RECENT_KEPT] = t;
     if (this.#firstStart < 0) this.#firstStart = t;
     let done = false;
@@ -264,12 +287,17 @@ export class AdaptiveRateController implements RateController {
     const t = this.now();
     const signal = readRateSignal(headers);
     if (signal.quota) this.#learnQuota(seq, t, signal.quota);
+    // An answer past the reset that tells no quota: none is known any more.
+    else if (this.#quota?.resetBy !== undefined && t >= this.#quota.resetBy) this.#quota = undefined;
     if (status !== 429 && status !== 503) {
       this.#acceptTimes[this.#accepted % RECENT_KEPT] = t;
       this.#accepted++;
       this.#promisedBy = Infinity;
-      // The pace grows while it is what holds requests back, and no refusal came since this request started.
-      if (paced && seq > this.#roundSeq && Number.isFinite(this.#rate)) this.#grow(t);
+      // The pace grows while it is what holds requests back, no refusal came since this request started, and the
+      // service does not say its quota is all but spent (a sliding window at its rate says 0 or 1 left: more would be
+      // refused, so the pace stays).
+      const spent = signal.quota !== undefined && signal.quota.remaining <= 1;
+      if (paced && !spent && seq > this.#roundSeq && Number.isFinite(this.#rate)) this.#grow(t);
       return undefined;
     }
 
@@ -298,20 +326,43 @@ export class AdaptiveRateController implements RateController {
       this.#holdUntil = Math.max(this.#holdUntil, Math.min(t + backoff, this.#promisedBy));
       return;
     }
-    // The rate requests went at: the pace, or fewer when the calls asked for less.
-    const going = Math.min(this.#rate, recentRate(this.#startTimes, this.#seq, t, this.#firstStart));
-    this.#ceiling = Math.max(MIN_RATE, going);
-    const accepted = recentRate(this.#acceptTimes, this.#accepted, t, this.#firstStart);
-    this.#rate = Math.max(MIN_RATE, Math.min(this.#ceiling, Math.max(DECREASE * this.#ceiling, UNDER_ACCEPTED * accepted)));
+    // The rate requests went at (over their last starts, so a pause of this process does not count): the pace, or
+    // fewer when the calls asked for less. What the service accepted over the last second measures its rate when it
+    // was refusing then too (a bucket's refill), or when it tells a quota (a sliding window's); after a climb without
+    // refusals it is only what was asked.
+    const going = Math.max(MIN_RATE, Math.min(this.#rate, lastStartsRate(this.#startTimes, this.#seq)));
+    const accepted = recentRate(this.#acceptTimes, this.#accepted, t, this.#firstStart, ACCEPTED_MS);
+    const saturated = t - this.#lastRefusal <= ACCEPTED_MS || this.#quota !== undefined;
+    this.#lastRefusal = t;
+    if (!Number.isFinite(this.#rate) || t - this.#firstStart < ACCEPTED_MS) {
+      // Before any pace, or in the first second, requests went in a burst: no rate to climb back to. The pace starts
+      // from half the rate they went at since the first (a burst has no rate of its own), and climbs fast until a
+      // later refusal finds the ceiling.
+      const since = Math.min(going, recentRate(this.#startTimes, this.#seq, t, this.#firstStart, ACCEPTED_MS));
+      this.#rate = Math.max(MIN_RATE, Math.min(since, Math.max(UNDER_ACCEPTED * accepted, since / 2)));
+      this.#ceiling = Infinity;
+    } else if (saturated && accepted > 0) {
+      this.#rate = Math.max(MIN_RATE, Math.min(going, UNDER_ACCEPTED * accepted));
+      this.#ceiling = Math.max(this.#rate, Math.min(going, OVER_ACCEPTED * accepted));
+    } else {
+      this.#rate = Math.max(MIN_RATE, Math.min(going, Math.max(UNDER_ACCEPTED * accepted, DECREASE * going)));
+      this.#ceiling = going;
+    }
+    this.#slot = Math.max(this.#slot, this.#lastStart + 1000 / this.#rate);
     this.#grownAt = t;
   }
 
-  /** Back to the ceiling within about a second, then above it by PROBE a second. */
+  /**
+   * Back to the ceiling within about a second, and always by at least PROBE a second, so it probes past the ceiling;
+   * by STARTUP a second while no ceiling is known.
+   */
   #grow(t: number): void {
-    const seconds = Math.min(1, (t - this.#grownAt) / 1000);
+    // Growth is for time spent at the pace: at most two of its intervals per answer (not a stall before it).
+    const seconds = Math.min(2 / this.#rate, (t - this.#grownAt) / 1000);
     this.#grownAt = t;
-    if (this.#rate < this.#ceiling) this.#rate = this.#ceiling - (this.#ceiling - this.#rate) * Math.exp((-seconds * 1000) / REGROWTH_MS);
-    else this.#rate += PROBE * this.#rate * seconds;
+    if (!Number.isFinite(this.#ceiling)) return void (this.#rate += STARTUP * this.#rate * seconds);
+    const regrowth = Math.max(0, this.#ceiling - this.#rate) * (1 - Math.exp((-seconds * 1000) / REGROWTH_MS));
+    this.#rate += Math.max(regrowth, PROBE * this.#rate * seconds);
   }
 
   /**
@@ -321,7 +372,7 @@ export class AdaptiveRateController implements RateController {
   #learnQuota(seq: number, t: number, told: QuotaSignal): void {
     const resetBy = told.resetIn === undefined ? undefined : t + told.resetIn;
     const resetFrom = resetBy === undefined ? undefined : resetBy - told.precision;
-    const next: Quota = { limit: told.limit, remaining: told.remaining, seq, resetBy, resetFrom };
+    const next: Quota = { limit: told.limit, remaining: told.remaining, seq, resetBy, resetFrom, exact: told.precision === 0 };
     const known = this.#quota;
     if (!known) return void (this.#quota = next);
     const budget = (quota: Quota) => quota.remaining - (this.#seq - quota.seq);
@@ -332,9 +383,9 @@ export class AdaptiveRateController implements RateController {
       resetBy !== undefined &&
       resetFrom! < known.resetBy &&
       known.resetFrom! < resetBy;
-    this.#quota = sameWindow
-      ? { ...next, resetBy: Math.min(resetBy!, known.resetBy!), resetFrom: Math.max(resetFrom!, known.resetFrom!) }
-      : next;
+    // Narrowed only while the two agree (clocks and rounding can make them not).
+    const narrowed = sameWindow ? { by: Math.min(resetBy!, known.resetBy!), from: Math.max(resetFrom!, known.resetFrom!) } : undefined;
+    this.#quota = narrowed && narrowed.from < narrowed.by ? { ...next, resetBy: narrowed.by, resetFrom: narrowed.from } : next;
   }
 }
 
@@ -379,9 +430,9 @@ function digest(text: string): string {
   return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
 }
 
-/** Events per second over the last second (or since `first`, if sooner), from a ring of their times (`count` so far). */
-function recentRate(times: Float64Array, count: number, t: number, first: number): number {
-  let span = Math.max(1, Math.min(RECENT_MS, t - first));
+/** Events per second over the last `ms` (or since `first`, if sooner), from a ring of their times (`count` so far). */
+function recentRate(times: Float64Array, count: number, t: number, first: number, ms: number): number {
+  let span = Math.max(1, Math.min(ms, t - first));
   let recent = 0;
   let oldest = t;
   for (let i = 0; i < Math.min(count, times.length); i++) {
@@ -392,4 +443,13 @@ function recentRate(times: Float64Array, count: number, t: number, first: number
   // A ring full of events within the span holds only the latest: their own span measures them.
   if (recent === times.length) span = Math.max(1, t - oldest);
   return (recent * 1000) / span;
+}
+
+/** Starts per second over the last eight starts (from a ring of their times, `count` so far); Infinity for fewer. */
+function lastStartsRate(times: Float64Array, count: number): number {
+  const n = Math.min(count, LAST_STARTS);
+  if (n < 2) return Infinity;
+  const newest = times[(count - 1) % times.length]!;
+  const oldest = times[(count - n) % times.length]!;
+  return ((n - 1) * 1000) / Math.max(1, newest - oldest);
 }

@@ -16,6 +16,11 @@ export interface LimiterServer {
   allowed(): number;
   /** Accepted ÷ allowed. */
   fraction(): number;
+  /**
+   * The same over the second half of the accepted requests (from the middle one's arrival to the last one's): the
+   * pace a client keeps once it has learned the limit.
+   */
+  steadyFraction(): number;
   close(): Promise<void>;
 }
 
@@ -57,6 +62,10 @@ export async function startLimiterServer(options: LimiterServerOptions): Promise
     refused,
     allowed,
     fraction: () => accepted.length / allowed(),
+    steadyFraction: () => {
+      const middle = Math.floor(accepted.length / 2);
+      return (accepted.length - 1 - middle) / ((limit.requestsPerSecond * (accepted.at(-1)! - accepted[middle]!)) / 1000);
+    },
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());
