@@ -1,8 +1,8 @@
 // The contenders of the jobs under a rate limit, each able to run the two jobs (a /users export, credit limits for
 // many people): orgagent with concurrency 8, a plain sequential loop, and a p-limit baseline with 8 at once. The two
 // baselines are what a user writes without an SDK: fetch, and on 429 or 503 wait for the Retry-After (a second when
-// there is none) and send the same request again, up to 10 times. With the SDK's rate controller given, one more:
-// the p-limit baseline with every attempt paced by that controller (src/core/rate-controller.ts).
+// there is none) and send the same request again, up to 10 times. With the SDK's rate controllers given, one more:
+// the p-limit baseline with every attempt paced by the controller of its key and host (src/core/rate-registry.ts).
 import pLimit from "p-limit";
 
 const LIMITS_PATH = "/api/v0/organization/usage/limits/users";

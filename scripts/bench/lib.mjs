@@ -44,12 +44,15 @@ export async function buildEmulator() {
   return emulatorBundle;
 }
 
-/** The SDK's rate controller alone (src/core/rate-controller.ts), built the same way, for a contender that paces by it. */
-export const rateControllerBundle = `${root}node_modules/.cache/orgagent-bench/rate-controller.mjs`;
+/**
+ * The SDK's rate controllers alone (src/core/rate-registry.ts, one per key and host), built the same way, for a
+ * contender that paces by them.
+ */
+export const rateControllerBundle = `${root}node_modules/.cache/orgagent-bench/rate-registry.mjs`;
 
 export async function buildRateController() {
   await build({
-    entryPoints: [`${root}src/core/rate-controller.ts`],
+    entryPoints: [`${root}src/core/rate-registry.ts`],
     outfile: rateControllerBundle,
     bundle: true,
     format: "esm",

@@ -4,7 +4,8 @@
 // accepted ÷ what the limit allowed over the same time, refusals ÷ accepted), never a duration: the machine is shared.
 import { inspect } from "node:util";
 import { describe, expect, it, type TestContext } from "vitest";
-import { AdaptiveRateController, rateControllerCount, rateControllerFor, type RateController } from "../../src/core/rate-controller.js";
+import { AdaptiveRateController, type RateController } from "../../src/core/rate-controller.js";
+import { rateControllerCount, rateControllerFor } from "../../src/core/rate-registry.js";
 import { APIUserAbortError } from "../../src/index.js";
 import { startLimiterServer, type LimiterServer, type LimiterServerOptions } from "../support/limiter-server.js";
 
