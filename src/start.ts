@@ -1,33 +1,60 @@
 // `npm start`: the emulator on 127.0.0.1 (API host on PORT, default 4000; app host on PORT+1), a short tour of
 // the SDK against it, then it keeps serving until interrupted (Ctrl+C). A network's latency and a rate limit are
-// opt-in: `npm start -- --latency 50 --jitter 10 --rate-limit 20`, or LATENCY_MS, JITTER_MS, RATE_LIMIT, RATE_BURST.
+// opt-in: `npm start -- --latency 50 --jitter 10 --rate-limit 20 --rate-limit-style window`, or LATENCY_MS, JITTER_MS,
+// RATE_LIMIT, RATE_LIMIT_STYLE, RATE_BURST, RATE_WINDOW, RETRY_AFTER_MS.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { operations } from "../generated/spec-tables.js";
 import { OrgAgent, dateRange } from "./index.js";
-import { replyIdOf, startEmulator, type Emulator, type EmulatorOptions } from "./emulator/index.js";
+import { defaultBurst, windowQuota } from "./emulator/network.js";
+import { RATE_LIMIT_STYLES, replyIdOf, startEmulator, type Emulator, type EmulatorOptions, type RateLimitStyle } from "./emulator/index.js";
 import { reportFileName, writeAnalyticsReport } from "./report/index.js";
 
 /** The network options, from flags or else the environment; each a number of milliseconds or requests per second. */
 function networkOptions(): Pick<EmulatorOptions, "latency" | "rateLimit"> {
   const { values } = parseArgs({
-    options: { latency: { type: "string" }, jitter: { type: "string" }, "rate-limit": { type: "string" }, burst: { type: "string" } },
+    options: {
+      latency: { type: "string" },
+      jitter: { type: "string" },
+      "rate-limit": { type: "string" },
+      "rate-limit-style": { type: "string" },
+      burst: { type: "string" },
+      "rate-window": { type: "string" },
+      "retry-after-ms": { type: "boolean" },
+    },
   });
+  const text = (flag: string, variable: string) => {
+    const value = values[flag as keyof typeof values] ?? process.env[variable];
+    return value === undefined || value === "" ? undefined : String(value);
+  };
   const number = (flag: string, variable: string) => {
-    const text = values[flag as keyof typeof values] ?? process.env[variable];
-    if (text === undefined || text === "") return undefined;
-    const value = Number(text);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (or ${variable}) must be a number, 0 or more; got ${text}.`);
+    const given = text(flag, variable);
+    if (given === undefined) return undefined;
+    const value = Number(given);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (or ${variable}) must be a number, 0 or more; got ${given}.`);
     return value;
   };
   const ms = number("latency", "LATENCY_MS");
   const jitter = number("jitter", "JITTER_MS");
   const rate = number("rate-limit", "RATE_LIMIT");
   const burst = number("burst", "RATE_BURST");
+  const windowSeconds = number("rate-window", "RATE_WINDOW");
+  const style = text("rate-limit-style", "RATE_LIMIT_STYLE");
+  if (style !== undefined && !RATE_LIMIT_STYLES.includes(style as RateLimitStyle)) {
+    throw new Error(`--rate-limit-style (or RATE_LIMIT_STYLE) must be one of ${RATE_LIMIT_STYLES.join(", ")}; got ${style}.`);
+  }
+  const retryAfterMs = values["retry-after-ms"] ?? ["1", "true"].includes(process.env.RETRY_AFTER_MS ?? "");
+  const rateLimit = {
+    requestsPerSecond: rate!,
+    ...(style !== undefined ? { style: style as RateLimitStyle } : {}),
+    ...(burst !== undefined ? { burst } : {}),
+    ...(windowSeconds !== undefined ? { windowSeconds } : {}),
+    ...(retryAfterMs ? { retryAfterMs } : {}),
+  };
   return {
     ...(ms !== undefined || jitter !== undefined ? { latency: { ms: ms ?? 0, jitter: jitter ?? 0 } } : {}),
-    ...(rate ? { rateLimit: { requestsPerSecond: rate, ...(burst !== undefined ? { burst } : {}) } } : {}),
+    ...(rate ? { rateLimit } : {}),
   };
 }
 
@@ -50,10 +77,7 @@ async function main() {
   console.log(`  app host (appUrl):  ${emulator.appUrl}`);
   console.log(`  demo key (owner):   ${emulator.keys.owner}   manager: ${emulator.keys.manager}   member: ${emulator.keys.member}`);
   if (network.latency) console.log(`  latency:            ${network.latency.ms} ms + up to ${network.latency.jitter} ms of jitter on every answer`);
-  if (network.rateLimit) {
-    const { requestsPerSecond, burst } = network.rateLimit;
-    console.log(`  rate limit:         ${requestsPerSecond} requests per second per key (bursts of ${burst ?? Math.max(1, requestsPerSecond)}), then 429`);
-  }
+  if (network.rateLimit) console.log(`  rate limit:         ${describeRateLimit(network.rateLimit)}`);
   console.log("");
   console.log("  Use it from a shell:");
   console.log(`    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`);
@@ -61,6 +85,22 @@ async function main() {
 
   await tour(emulator);
   if (!stopping) console.log("\nTour done. The emulator keeps serving; press Ctrl+C to stop.");
+}
+
+/** One line on the rate limit: its rate, how it is kept, and what its refusals say. */
+function describeRateLimit(limit: NonNullable<EmulatorOptions["rateLimit"]>): string {
+  const { requestsPerSecond: rate, style = "bucket", windowSeconds = 1 } = limit;
+  const quota = windowQuota(rate, windowSeconds);
+  const window = `${windowSeconds} s`;
+  const kept: Record<RateLimitStyle, string> = {
+    bucket: `a token bucket, bursts of ${limit.burst ?? defaultBurst(rate)}; then 429 with Retry-After`,
+    "no-hint": `a token bucket, bursts of ${limit.burst ?? defaultBurst(rate)}; then 429 with no header`,
+    overload: `a token bucket, bursts of ${limit.burst ?? defaultBurst(rate)}; then 503 with Retry-After`,
+    window: `${quota} per fixed ${window} window, X-RateLimit-* on every answer; then 429 with Retry-After`,
+    sliding: `${quota} in any ${window}, X-RateLimit-Limit and -Remaining on every answer; then 429 with Retry-After`,
+    ietf: `${quota} per fixed ${window} window, RateLimit and RateLimit-Policy on every answer; then 429 with Retry-After`,
+  };
+  return `${rate} requests per second per key (${kept[style]}${limit.retryAfterMs && style !== "no-hint" ? " and retry-after-ms" : ""})`;
 }
 
 async function tour(emulator: Emulator) {

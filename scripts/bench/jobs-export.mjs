@@ -21,15 +21,6 @@ export function compareRows(reference, keys) {
 }
 
 /** A fetch that counts answers by status into `statuses` (a Map). */
-/** A job's run under the rate limit: requests answered and refused, and answered ÷ what the bucket allowed. */
-export function underRateLimit(name, run, rate) {
-  const answered = run.statuses.get(200) ?? 0;
-  // What the bucket admits in that time: the rate, and the burst it starts with (one second's worth).
-  const allowed = rate * run.seconds + rate;
-  const refused = run.statuses.get(429) ?? 0;
-  return { name, seconds: run.seconds, answered, refused, achieved: answered / run.seconds, allowed, toAllowed: answered / allowed, failed: run.failed };
-}
-
 export function countingFetch(statuses) {
   return async (input, init) => {
     const response = await fetch(input, init);
@@ -56,10 +47,10 @@ async function orgagentExport(OrgAgent, server, query, concurrency) {
 }
 
 /**
- * The export's rows per second, by contender; `server` has the latency, `limited` also the rate limit.
- * `repeats` runs of each windowed contender (the median is kept); the sequential ones run once (they are long).
+ * The export's rows per second, by contender; `server` has the latency. `repeats` runs of each windowed contender
+ * (the median is kept); the sequential ones run once (they are long).
  */
-export async function measureExport({ OrgAgent, server, limited, query, latencyMs, rate, repeats, concurrencies }) {
+export async function measureExport({ OrgAgent, server, query, latencyMs, repeats, concurrencies }) {
   const url = `${server.baseUrl}${server.usersPath}`;
   const headers = { Authorization: `Bearer ${server.key}`, Accept: "application/json" };
 
@@ -109,8 +100,5 @@ export async function measureExport({ OrgAgent, server, limited, query, latencyM
     run.toIdeal = run.seconds / run.ideal;
   }
 
-  // The same export under the rate limit, concurrency 8 (the CLI's default).
-  const underLimit = await orgagentExport(OrgAgent, limited, query, 8);
-  const rateLimited = { ...underRateLimit("export, concurrency 8", underLimit, rate), ...compareRows(reference, underLimit.keys) };
-  return { pages, rows: referenceKeys.length, runs, rateLimited };
+  return { pages, rows: referenceKeys.length, runs };
 }

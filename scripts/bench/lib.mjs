@@ -45,6 +45,25 @@ export async function buildEmulator() {
 }
 
 /**
+ * The SDK's rate controllers alone (src/core/rate-registry.ts, one per key and host), built the same way, for a
+ * contender that paces by them.
+ */
+export const rateControllerBundle = `${root}node_modules/.cache/orgagent-bench/rate-registry.mjs`;
+
+export async function buildRateController() {
+  await build({
+    entryPoints: [`${root}src/core/rate-registry.ts`],
+    outfile: rateControllerBundle,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "error",
+  });
+  return rateControllerBundle;
+}
+
+/**
  * A hand-written loop over the pages of /users, as a user would write it without an SDK: fetch, parse, follow
  * `meta.next_cursor` while `meta.has_more`. Yields each page.
  */

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { operations, type HostName, type OperationId } from "../../generated/spec-tables.js";
 import { ValidationError } from "../core/errors.js";
 import { validateCall } from "../core/validate.js";
+import type { RateVerdict } from "./network.js";
 
 export type Role = "owner" | "manager" | "member";
 
@@ -31,6 +32,7 @@ export interface RequestContext {
 export interface Reply {
   readonly status?: number;
   readonly body: unknown;
+  readonly headers?: Record<string, string> | undefined;
 }
 
 export interface Operation {
@@ -62,6 +64,7 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Deepest nesting of objects and arrays a JSON body may have: far more than any request of the API needs. */
@@ -92,8 +95,8 @@ export interface HttpOptions {
   readonly requestId: () => string;
   /** The network latency of the next request, in ms (network.ts); none when absent. */
   readonly latency?: (() => number) | undefined;
-  /** Spends a token of the key's bucket: undefined, or the ms until the next token when it is empty (network.ts). */
-  readonly rateLimit?: ((key: string) => number | undefined) | undefined;
+  /** Counts a request of the key against its rate limit: the headers of its answer, and whether it is refused (network.ts). */
+  readonly rateLimit?: ((key: string) => RateVerdict) | undefined;
 }
 
 /** A node:http request listener serving the operations of one host. */
@@ -106,7 +109,7 @@ export function listener(options: HttpOptions) {
       after(latency / 2, () => send(res, status, body, requestId, headers));
     after(latency / 2, () =>
       serve(req, options)
-        .then((answer) => reply(answer.status ?? 200, answer.body))
+        .then((answer) => reply(answer.status ?? 200, answer.body, answer.headers))
         .catch((error: unknown) => {
           const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
           if (!(error instanceof HttpProblem)) console.error("[orgagent emulator]", error);
@@ -150,13 +153,12 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
   if (!role) {
     throw new HttpProblem(401, auth ? "The API key is not valid." : "Send the API key as `Authorization: Bearer <API_KEY>`.");
   }
-  const wait = options.rateLimit?.(auth![1]!.trim());
-  if (wait !== undefined) {
+  const limit = options.rateLimit?.(auth![1]!.trim());
+  if (limit?.refused) {
     req.resume(); // not read: let it drain so the connection can answer
-    throw new HttpProblem(429, `This API key is over its rate limit; retry in ${wait} ms.`, {
-      "Retry-After": String(Math.ceil(wait / 1000)),
-      "retry-after-ms": String(wait),
-    });
+    const { status, wait } = limit.refused;
+    const why = status === 429 ? "This API key is over its rate limit" : "The service is overloaded";
+    throw new HttpProblem(status, `${why}; retry in ${Math.ceil(wait)} ms.`, limit.headers);
   }
   if (!operation.roles.includes(role)) {
     throw new HttpProblem(403, `This operation needs the ${operation.roles.map(capitalize).join(" or ")} role; the key's role is ${capitalize(role)}.`);
@@ -186,7 +188,7 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
     if (error instanceof ValidationError) throw new HttpProblem(400, error.message);
     throw error;
   }
-  return { status: spec.successStatus, ...operation.handle(ctx) };
+  return { status: spec.successStatus, ...operation.handle(ctx), headers: limit?.headers };
 }
 
 /** Query values arrive as text: an integer parameter is turned into a number when it is one. */

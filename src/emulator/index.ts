@@ -19,7 +19,8 @@ import { Sessions } from "./sessions.js";
 
 export { replyIdOf } from "./sessions.js";
 export type { Role } from "./http.js";
-export type { EmulatorLatency, EmulatorRateLimit } from "./network.js";
+export type { EmulatorLatency, EmulatorRateLimit, RateLimitStyle } from "./network.js";
+export { RATE_LIMIT_STYLES } from "./network.js";
 
 export interface EmulatorTiming {
   /** How long a new session stays `pending` before it can work. Default 200 ms. */
@@ -61,7 +62,9 @@ export interface EmulatorOptions {
    */
   latency?: EmulatorLatency;
   /**
-   * A rate limit per API key (a token bucket): over it, 429 with `Retry-After` (whole seconds), `retry-after-ms` and
+   * A rate limit per API key, kept and told in one of the styles real services use (`style`: a token bucket by
+   * default, fixed or sliding windows with `X-RateLimit-*` headers, the IETF draft's `RateLimit` headers, a 429 with no
+   * hint, or 503 under overload): over it, 429 (or 503) with `Retry-After` in whole seconds (none for `no-hint`) and
    * the Problem body. Real time, not the `now` clock. Default: none.
    */
   rateLimit?: EmulatorRateLimit;

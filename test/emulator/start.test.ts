@@ -16,9 +16,9 @@ const startScript = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")
 test("npm start: URLs, demo key, the tour and its report, still serving afterwards, exit 0 on SIGINT", async () => {
   const started = Date.now();
   const [bin, ...args] = startScript.split(/\s+/);
-  // A network's latency from flags (`npm start -- --latency 5 --jitter 3`), a rate limit from the environment: the
-  // tour still runs through, its calls waiting out any 429.
-  const child = spawn(join(root, "node_modules", ".bin", bin!), [...args, "--latency", "5", "--jitter", "3"], {
+  // A network's latency from flags (`npm start -- --latency 5 --jitter 3`), a rate limit from the environment and its
+  // style from a flag: the tour still runs through, its calls waiting out any 429.
+  const child = spawn(join(root, "node_modules", ".bin", bin!), [...args, "--latency", "5", "--jitter", "3", "--rate-limit-style", "bucket"], {
     cwd: root,
     env: { ...process.env, PORT: "0", RATE_LIMIT: "200", RATE_BURST: "50" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -47,7 +47,7 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
     expect(appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(appUrl).not.toBe(baseUrl);
     expect(stdout).toContain("  latency:            5 ms + up to 3 ms of jitter on every answer\n");
-    expect(stdout).toContain("  rate limit:         200 requests per second per key (bursts of 50), then 429\n");
+    expect(stdout).toContain("  rate limit:         200 requests per second per key (a token bucket, bursts of 50; then 429 with Retry-After)\n");
     expect(stdout).toMatch(/1\. Credits by model, last week[\s\S]*claude-sonnet-4-5/);
     expect(stdout).toMatch(/2\. Top users by credits[\s\S]*@acme-robotics\.com/);
     expect(stdout).toMatch(/3\. A session:\n {3}created sess_\w+ on build-box-eu-1: pending/);

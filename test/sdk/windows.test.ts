@@ -237,7 +237,7 @@ describe("under a rate limit and injected faults", () => {
   const query = { startDate: "2026-03-01", endDate: "2026-04-15", limit: 100 };
 
   it("the emulator's rate limit: 429s are waited out, the rows are the same, no call fails", async () => {
-    const limited = await startEmulator({ seed: "windows", now: () => NOW, users: 120, rateLimit: { requestsPerSecond: 80, burst: 4 } });
+    const limited = await startEmulator({ seed: "windows", now: () => NOW, users: 120, rateLimit: { requestsPerSecond: 80, burst: 4, retryAfterMs: true } });
     try {
       const statuses: number[] = [];
       const run = await windowed(clientOf(limited.baseUrl, limited.keys.owner, { statuses }), query, 8);

@@ -1,0 +1,43 @@
+// One rate controller (rate-controller.ts) per API key and host in the process: every call and job with the same key
+// to the same host shares it, whichever client made them. The key is never kept: the registry holds a digest of it
+// (with a salt of this process), and no controller knows its key. Idle controllers past a bound are let go of.
+import { AdaptiveRateController, type RateController } from "./rate-controller.js";
+
+const registry = new Map<string, AdaptiveRateController>();
+/** Controllers kept when nothing uses them, the least recently used let go first. Busy ones are always kept. */
+const IDLE_KEPT = 64;
+const SALT = Math.floor(Math.random() * 2 ** 32);
+
+/** The controller of requests with `credential` to `origin` (scheme, host and port). */
+export function rateControllerFor(credential: string, origin: string): RateController {
+  const id = `${digest(credential)}@${origin}`;
+  let controller = registry.get(id);
+  if (controller) registry.delete(id);
+  else controller = new AdaptiveRateController();
+  registry.set(id, controller); // most recently used last
+  if (registry.size > IDLE_KEPT) {
+    for (const [key, kept] of registry) {
+      if (registry.size <= IDLE_KEPT) break;
+      if (kept.idle && kept !== controller) registry.delete(key);
+    }
+  }
+  return controller;
+}
+
+/** How many controllers the registry holds now (for tests of its bound). */
+export function rateControllerCount(): number {
+  return registry.size;
+}
+
+/** A 64-bit digest of `text` (two 32-bit FNV-style lanes, salted): one-way enough that the key is not kept. */
+function digest(text: string): string {
+  let a = 0x811c9dc5 ^ SALT;
+  let b = 0x01000193 ^ ~SALT;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+}
