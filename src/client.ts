@@ -17,6 +17,7 @@ import { LOG_LEVELS, Log, isLogLevel, type LogLevel, type Logger } from "./core/
 import type { OperationArgs, OperationResult } from "./core/operation-types.js";
 import { DEFAULTS, checkBackoff, checkHeaders, checkNumber } from "./core/options.js";
 import { rawClient } from "./core/raw.js";
+import { RateControllers } from "./core/rate-registry.js";
 import type { RequestPlugin } from "./core/retry.js";
 import { credentialValues } from "./core/scrub.js";
 import { isPlainHttpUrl, withoutUserinfo } from "./core/urls.js";
@@ -51,6 +52,13 @@ export interface ClientOptions {
   deadline?: number | undefined;
   /** Longest `Retry-After` honoured, in ms; a longer one gives up at once with RateLimitError. Default 60,000. */
   maxRetryAfter?: number | undefined;
+  /**
+   * Pace requests by what the service says of its rate limit (`Retry-After`, `X-RateLimit-*`, `RateLimit`, 429 and
+   * 503), with one controller per API key and host shared by every client of the process, and wait out throttles
+   * without using up `maxRetries`. `false` sends every request at once, and retries a 429 or 503 as any other
+   * retryable failure, within `maxRetries`. Default true. See docs/sdk.md.
+   */
+  rateLimiting?: boolean | undefined;
   /** Exponential backoff between retries, in ms. Default `{ initial: 500, max: 8000 }`. */
   backoff?: { initial?: number; max?: number } | undefined;
   /** Largest success body accepted, in bytes; a larger one is a ResponseTooLargeError. Default 256 MiB. */
@@ -81,6 +89,7 @@ const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   "timeout",
   "deadline",
   "maxRetryAfter",
+  "rateLimiting",
   "backoff",
   "maxResponseSize",
   "dangerouslyAllowBrowser",
@@ -136,6 +145,9 @@ export class OrgAgent {
     for (const name of ["maxRetries", "timeout", "deadline", "maxRetryAfter", "maxResponseSize"] as const) {
       checkNumber(name, options[name]);
     }
+    if (options.rateLimiting !== undefined && typeof options.rateLimiting !== "boolean") {
+      throw new ValidationError("rateLimiting", options.rateLimiting, "true or false", undefined, { rule: "option" });
+    }
     checkBackoff("backoff.initial", options.backoff?.initial);
     checkBackoff("backoff.max", options.backoff?.max);
     if (options.headers !== undefined) checkHeaders(options.headers, "headers");
@@ -165,7 +177,6 @@ export class OrgAgent {
       querySerializer,
       pathSerializer: serializePath,
     }) as unknown as CoreClient;
-    const transport = { fetch: () => options.fetch ?? globalThis.fetch, key, log };
     const policy = {
       maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
       timeout: options.timeout ?? DEFAULTS.timeout,
@@ -177,6 +188,8 @@ export class OrgAgent {
       },
       maxResponseSize: options.maxResponseSize ?? DEFAULTS.maxResponseSize,
     };
+    const rate = options.rateLimiting === false ? undefined : new RateControllers(policy.maxRetryAfter);
+    const transport = { fetch: () => options.fetch ?? globalThis.fetch, key, log, rate };
     const hostUrl = (host: HostName) => this.#hostUrl(host);
     this.#hub = new RequestHub({
       core,

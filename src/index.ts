@@ -51,6 +51,7 @@ export { InvalidEntriesError, UserLimitsAbortedError } from "./usage-limits.js";
 export type {
   PositionedEntry,
   SetUserLimitsOptions,
+  SupersededEntry,
   UserLimitFailure,
   UserLimitsPartialResult,
   UserLimitsProgress,

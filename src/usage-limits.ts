@@ -1,15 +1,19 @@
-// setUserLimits as a bulk job: every entry is checked against the spec's rule before anything is sent, then the
-// entries go out in chunks of the spec's maxItems, several at once if asked (PUT is idempotent), and every entry
-// is accounted for exactly once: applied (`updated`) or not (`errors`, with its position and the reason).
+// setUserLimits as a bulk job: every entry is checked against the spec's rule before anything is sent; only the last
+// entry of each e-mail decides that person's limit, so only those are sent, in chunks of the spec's maxItems, several
+// at once if asked (PUT is idempotent); and every entry is accounted for exactly once: applied (`updated`), not
+// (`errors`, with its position and the reason), or decided by a later entry (`superseded`). A chunk the service
+// throttles (429, 503) waits inside its own call and goes again: the job never gives up under a rate limit or an
+// overload while its signal and deadline allow.
 import type * as api from "../generated/openapi.js";
 import { UsageLimits as GeneratedUsageLimits } from "../generated/resources.js";
 import { operations } from "../generated/spec-tables.js";
-import { ConcurrencyLimiter } from "./core/concurrency.js";
+import { InFlightCap } from "./core/concurrency.js";
 import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError, isRecord } from "./core/errors.js";
 import type { Hub } from "./core/hub.js";
 import { checkKnownKeys } from "./core/keys.js";
 import type { RequestBody, ResponseBody } from "./core/operation-types.js";
 import { REQUEST_OPTION_KEYS, checkNumber, type RequestOptions } from "./core/options.js";
+import type { JobHooks } from "./core/send.js";
 import { checkField } from "./core/validate.js";
 
 type Entry = RequestBody<"setUserLimits">["users"][number];
@@ -20,17 +24,30 @@ export interface UserLimitFailure extends api.UserLimitError {
   index: number;
 }
 
-/** What setUserLimits resolves to: every entry is in exactly one of the two lists, each in input order. */
+/** What setUserLimits resolves to: every entry is in exactly one of the three lists, each in input order. */
 export interface UserLimitsResult {
   /** The limits applied, as the API echoed them. */
   updated: api.UserLimitEntry[];
   /** The entries not applied, each with its position and why. */
   errors: UserLimitFailure[];
+  /**
+   * The entries not sent because a later entry for the same e-mail (compared lower-cased) decides that person's
+   * limit, each with its position and `by`, the position of that later entry: its outcome is theirs.
+   */
+  superseded: SupersededEntry[];
+  /** Requests the service throttled (429, or 503 under overload) that the job waited out and sent again. */
+  throttled: number;
 }
 
 /** An entry of the input, with its position in it. */
 export interface PositionedEntry extends api.UserLimitEntryInput {
   index: number;
+}
+
+/** An entry in `superseded`: not sent, since a later entry for the same e-mail decides the limit. */
+export interface SupersededEntry extends PositionedEntry {
+  /** Position of the last entry for the same e-mail, the one sent: this entry's outcome is that one's. */
+  by: number;
 }
 
 /** The outcome of one chunk, reported as it completes. */
@@ -41,15 +58,19 @@ export interface UserLimitsProgress {
   /** The chunk's entries applied, and those in `errors` (with their positions in the input). */
   updated: api.UserLimitEntry[];
   errors: UserLimitFailure[];
-  /** Entries accounted for so far, over every completed chunk, of `total`. */
+  /** The earlier entries that the chunk's entries decide (their outcome is that of the entry named by `by`). */
+  superseded: SupersededEntry[];
+  /** Entries accounted for so far, over every completed chunk (with the entries they decide), of `total`. */
   done: number;
   total: number;
+  /** Throttles waited out so far, over the whole job. */
+  throttled: number;
 }
 
 export interface SetUserLimitsOptions extends RequestOptions {
   /**
-   * Chunks in flight at once (1-64). Default 1. Under 429 the number in flight is lowered and raised again (AIMD),
-   * and a chunk refused with 429 is sent again. Entries for the same e-mail are applied in input order whatever it is.
+   * Chunks in flight at once (1-64). Default 1. Under a rate limit they go at the pace the service allows (shared with
+   * every call of the same key and host), and a chunk refused with 429 or 503 is waited for and sent again.
    */
   concurrency?: number | undefined;
   /**
@@ -65,7 +86,7 @@ export interface SetUserLimitsOptions extends RequestOptions {
   onProgress?: ((progress: UserLimitsProgress) => void) | undefined;
 }
 
-/** Everything a setUserLimits call that was aborted had done: every entry is in exactly one of the four lists. */
+/** Everything a setUserLimits call that was aborted had done: every entry is in exactly one of the five lists. */
 export interface UserLimitsPartialResult extends UserLimitsResult {
   /** Entries never sent: send them again. */
   notSent: PositionedEntry[];
@@ -87,7 +108,8 @@ export class UserLimitsAbortedError extends APIUserAbortError {
     super(
       `${byCallback ? "setUserLimits stopped: onProgress threw (its error is the cause)" : APIUserAbortError.of(stoppedBy.signal).message}: ` +
         `${partial.updated.length} limits applied, ${partial.errors.length} not applied, ` +
-        `${partial.uncertain.length} in flight (may have been applied), ${partial.notSent.length} not sent.`,
+        `${partial.uncertain.length} in flight (may have been applied), ${partial.notSent.length} not sent` +
+        `${partial.superseded.length ? `, ${partial.superseded.length} superseded by a later entry` : ""}.`,
       { cause: byCallback ? stoppedBy.onProgress : stoppedBy.signal.reason },
     );
   }
@@ -120,13 +142,16 @@ const MAX_SHOWN = 10;
 /** `client.usageLimits`: `setUserLimits` as a bulk job over the generated operation. */
 export class UsageLimits extends GeneratedUsageLimits {
   /**
-   * Sets per-user credit limits. Takes any number of entries and sends them in chunks of the API's maximum (100),
-   * `concurrency` at once (default 1). Resolves to the merged `updated` and `errors` of all chunks, in input order;
-   * each error names the entry's position (`index`), and entries of a chunk that failed come back in `errors` with
-   * the reason, so every entry is accounted for. Every bad entry is reported at once (InvalidEntriesError) before
-   * anything is sent. Throws the failure itself when nothing was or may have been applied (a 401 on the first chunk,
-   * say), and UserLimitsAbortedError, carrying what was done, when aborted part-way or when `onProgress` throws.
-   * `onProgress` hears of each chunk.
+   * Sets per-user credit limits. Takes any number of entries; only the last entry of each e-mail (compared
+   * lower-cased) decides that person's limit, so only that one is sent, and the earlier ones are in `superseded`
+   * (each with `by`, the position of the entry that decides it). The entries sent go in chunks of the API's maximum
+   * (100), `concurrency` at once (default 1), at the pace the service allows; a chunk throttled with 429 or 503 waits
+   * and goes again (`throttled` counts the waits). Resolves to the merged `updated` and `errors` of all chunks, in
+   * input order; each error names the entry's position (`index`), and entries of a chunk that failed come back in
+   * `errors` with the reason, so every entry is accounted for. Every bad entry is reported at once
+   * (InvalidEntriesError) before anything is sent. Throws the failure itself when nothing was or may have been applied
+   * (a 401 on the first chunk, say), and UserLimitsAbortedError, carrying what was done, when aborted part-way or when
+   * `onProgress` throws. `onProgress` hears of each chunk.
    */
   setUserLimits(users: readonly api.UserLimitEntryInput[], options?: SetUserLimitsOptions): Promise<UserLimitsResult> {
     return setUserLimits(this._hub, users, options);
@@ -148,8 +173,35 @@ const STOPPED = Symbol("stopped");
 
 type ChunkState =
   | { readonly kind: "waiting" | "sending" | "notSent" }
-  | { readonly kind: "answered"; readonly answer: UserLimitsResult }
+  | { readonly kind: "answered"; readonly answer: ChunkOutcome }
   | { readonly kind: "failed"; readonly error: OrgAgentError };
+
+/** A chunk's share of the result. */
+type ChunkOutcome = Pick<UserLimitsResult, "updated" | "errors">;
+
+/** The entries of one request, with their positions in the input, and the earlier entries they decide. */
+interface Chunk {
+  readonly indexes: readonly number[];
+  readonly entries: readonly Entry[];
+  readonly decides: readonly SupersededEntry[];
+}
+
+/**
+ * The rule of a job of limits: only the last entry of an e-mail (compared lower-cased) decides that person's limit.
+ * Returns the positions of the entries that decide (in input order), and the earlier entries, each with `by`.
+ */
+export function lastEntryPerEmail(users: readonly api.UserLimitEntryInput[]): { deciding: number[]; superseded: SupersededEntry[] } {
+  const lastOf = new Map<string, number>();
+  users.forEach(({ email }, index) => lastOf.set(email.toLowerCase(), index));
+  const deciding: number[] = [];
+  const superseded: SupersededEntry[] = [];
+  users.forEach(({ email, limit }, index) => {
+    const by = lastOf.get(email.toLowerCase())!;
+    if (by === index) deciding.push(index);
+    else superseded.push({ email, limit, index, by });
+  });
+  return { deciding, superseded };
+}
 
 async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUserLimitsOptions = {}): Promise<UserLimitsResult> {
   if (!Array.isArray(users) || users.length === 0) {
@@ -173,28 +225,29 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   }
   if (signal?.aborted) throw APIUserAbortError.of(signal);
 
-  const size = usersRule.maxItems ?? users.length;
-  const chunks = Array.from({ length: Math.ceil(users.length / size) }, (_, i) => ({ start: i * size, entries: users.slice(i * size, (i + 1) * size) }));
-  const earlier = sameEmailBefore(chunks.map((chunk) => chunk.entries));
+  const chunks = chunksOf(users, usersRule.maxItems ?? users.length);
+  const superseded = chunks.flatMap((chunk) => chunk.decides).sort((a, b) => a.index - b.index);
   const states: ChunkState[] = chunks.map(() => ({ kind: "waiting" }));
-  // The call's own signal ends every chunk at once (in flight, or waiting for its turn) through the limiter.
+  // The call's own signal ends every chunk at once (in flight, or waiting for its turn) through the cap.
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal!.reason);
   // Removed once the chunks have settled, aborted or not (an abort event comes once per signal).
   signal?.addEventListener("abort", onAbort);
-  const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
+  const cap = new InFlightCap(concurrency, controller.signal);
   let stop: { error: unknown } | undefined;
   /** What onProgress threw: the job sends nothing more and is not told of again. */
   let thrown: { error: unknown } | undefined;
   let done = 0;
+  let throttled = 0;
 
   /** Reports a chunk that completed (answered, or failed); called before its place goes to another chunk. */
   const complete = (i: number) => {
-    done += chunks[i]!.entries.length;
+    const chunk = chunks[i]!;
+    done += chunk.entries.length + chunk.decides.length;
     if (!onProgress || thrown) return;
-    const { updated, errors } = outcomeOf(states[i]!, chunks[i]!, stop);
+    const { updated, errors } = outcomeOf(states[i]!, chunk, stop);
     try {
-      onProgress({ chunk: i, chunks: chunks.length, updated, errors, done, total: users.length });
+      onProgress({ chunk: i, chunks: chunks.length, updated, errors, superseded: [...chunk.decides], done, total: users.length, throttled });
     } catch (error) {
       // The caller's own code stopped the job, as an abort would: the chunks in flight finish, and the call rejects
       // with what was done, so nothing applied is lost to it.
@@ -209,30 +262,37 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
     else if (error instanceof APIUserAbortError) return; // in flight when aborted: it stays "sending"
     else if (error instanceof OrgAgentError) {
       states[i] = { kind: "failed", error };
-      // Auth, rate-limit, server or connection failures would fail the rest too.
+      // Auth, server or connection failures, or a throttle the job may not wait out, would fail the rest too.
       if (!(error instanceof APIError && CHUNK_SPECIFIC_STATUS.has(error.status))) halt(error);
       complete(i);
     } else halt(error);
   };
   const halt = (error: unknown) => {
     stop ??= { error };
-    limiter.dropWaiting(STOPPED);
+    cap.dropWaiting(STOPPED);
   };
 
-  const sendChunk = async (i: number, after: Promise<void> | undefined) => {
-    await after;
-    const { start, entries } = chunks[i]!;
+  const sendChunk = async (i: number) => {
+    const { indexes, entries } = chunks[i]!;
     if (stop || controller.signal.aborted) return void (states[i] = { kind: "notSent" });
+    // A 429 was refused before the service acted on it: nothing of the chunk can be applied until it goes again. A
+    // 503 may come after the service started on it.
+    const job: JobHooks = {
+      onThrottle: (status) => {
+        throttled++;
+        if (status === 429) states[i] = { kind: "waiting" };
+      },
+      onSend: () => void (states[i] = { kind: "sending" }),
+    };
     try {
-      await limiter.run(
-        async (callOptions) => {
+      await cap.run(
+        async (callSignal) => {
           if (stop) throw STOPPED;
-          states[i] = { kind: "sending" };
           let answer: ResponseBody<"setUserLimits">;
           try {
-            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, ...callOptions });
+            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, signal: callSignal, job });
           } catch (error) {
-            // Refused without being acted on: until it is sent again, nothing of it can have been applied.
+            // Refused without being acted on (a wait over maxRetryAfter): nothing of it was applied.
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
             throw error;
           }
@@ -243,7 +303,7 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
             const why = `200: item ${unreadable} of \`errors\` cannot be read as an entry's error, so what was applied is unknown`;
             throw new APIError(200, new Headers(), answer, why);
           }
-          states[i] = { kind: "answered", answer: { updated: answer.updated, errors: answer.errors.map(positionIn(entries, start)) } };
+          states[i] = { kind: "answered", answer: { updated: answer.updated, errors: answer.errors.map(positionIn(entries, indexes)) } };
           complete(i);
         },
         i,
@@ -255,15 +315,13 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
     }
   };
 
-  const settled: Array<Promise<void>> = [];
   try {
-    for (let i = 0; i < chunks.length; i++) settled.push(sendChunk(i, settled[earlier[i]!]));
-    await Promise.all(settled);
+    await Promise.all(chunks.map((_, i) => sendChunk(i)));
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
 
-  const result: UserLimitsPartialResult = { updated: [], errors: [], notSent: [], uncertain: [] };
+  const result: UserLimitsPartialResult = { updated: [], errors: [], superseded, throttled, notSent: [], uncertain: [] };
   chunks.forEach((chunk, i) => {
     const state = states[i]!;
     if (state.kind === "sending") result.uncertain.push(...positioned(chunk));
@@ -274,6 +332,10 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
       result.errors.push(...errors);
     }
   });
+  // Chunks hold their entries in input order, but not every position: `errors` are put back in input order.
+  result.errors.sort((a, b) => a.index - b.index);
+  result.notSent.sort((a, b) => a.index - b.index);
+  result.uncertain.sort((a, b) => a.index - b.index);
   if (thrown) throw new UserLimitsAbortedError(result, { onProgress: thrown.error });
   // An error that is not the SDK's (a fault in it, or in code it calls) is thrown as it is: its chunk, left "sending",
   // is no sign of an abort.
@@ -282,11 +344,24 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   // Nothing applied, nothing that may have been: the call failed as a single call would, with the same error.
   const untouched = states.every((state) => state.kind === "notSent" || (state.kind === "failed" && surelyRefused(state.error)));
   if (stop && untouched) throw stop.error;
-  return { updated: result.updated, errors: result.errors };
+  return { updated: result.updated, errors: result.errors, superseded, throttled };
+}
+
+/** The deciding entries in chunks of `size`, in input order, each with the earlier entries it decides. */
+function chunksOf(users: readonly Entry[], size: number): Chunk[] {
+  const { deciding, superseded } = lastEntryPerEmail(users);
+  const chunkOf = new Map<number, number>();
+  const chunks = Array.from({ length: Math.ceil(deciding.length / size) }, (_, c) => {
+    const indexes = deciding.slice(c * size, (c + 1) * size);
+    for (const index of indexes) chunkOf.set(index, c);
+    return { indexes, entries: indexes.map((index) => users[index]!), decides: [] as SupersededEntry[] };
+  });
+  for (const entry of superseded) chunks[chunkOf.get(entry.by)!]!.decides.push(entry);
+  return chunks;
 }
 
 /** The entries a chunk adds to `updated` and `errors`, from its state. */
-function outcomeOf(state: ChunkState, chunk: { start: number; entries: readonly Entry[] }, stop: { error: unknown } | undefined): UserLimitsResult {
+function outcomeOf(state: ChunkState, chunk: Chunk, stop: { error: unknown } | undefined): ChunkOutcome {
   if (state.kind === "answered") return state.answer;
   // A chunk not sent is in `errors` only after a failure stopped the job: `stop` is then set.
   const reason =
@@ -296,34 +371,20 @@ function outcomeOf(state: ChunkState, chunk: { start: number; entries: readonly 
   return { updated: [], errors: positioned(chunk).map(({ email, index }) => ({ email, error: reason, index })) };
 }
 
-function positioned({ start, entries }: { start: number; entries: readonly Entry[] }): PositionedEntry[] {
-  return entries.map(({ email, limit }, i) => ({ email, limit, index: start + i }));
+function positioned({ indexes, entries }: Chunk): PositionedEntry[] {
+  return entries.map(({ email, limit }, i) => ({ email, limit, index: indexes[i]! }));
 }
 
 /** Gives each of the API's per-entry errors the position of the entry it names: the e-mail as sent, else in any case. */
-function positionIn(entries: readonly Entry[], start: number): (error: api.UserLimitError) => UserLimitFailure {
+function positionIn(entries: readonly Entry[], indexes: readonly number[]): (error: api.UserLimitError) => UserLimitFailure {
   const taken = new Set<number>();
   return (error) => {
     const find = (same: (email: string) => boolean) => entries.findIndex((entry, i) => !taken.has(i) && same(entry.email));
     let at = find((email) => email === error.email);
     if (at === -1) at = find((email) => email.toLowerCase() === error.email?.toLowerCase());
     taken.add(at);
-    return { ...error, index: at < 0 ? -1 : start + at };
+    return { ...error, index: at < 0 ? -1 : indexes[at]! };
   };
-}
-
-/**
- * For each chunk, the latest earlier chunk with an entry for one of its e-mails (in any letter case), or -1: it is
- * sent only after that one has settled, so a later entry for a person is applied after an earlier one, as in order.
- */
-function sameEmailBefore(chunks: ReadonlyArray<readonly Entry[]>): number[] {
-  const lastChunkOf = new Map<string, number>();
-  return chunks.map((entries, i) => {
-    const keys = entries.map(({ email }) => email.toLowerCase());
-    const after = Math.max(-1, ...keys.map((key) => lastChunkOf.get(key) ?? -1));
-    for (const key of keys) lastChunkOf.set(key, i);
-    return after;
-  });
 }
 
 /** A refusal (4xx other than 408), or a request that never left (a connection refused): nothing of the chunk was applied. */

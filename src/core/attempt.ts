@@ -3,8 +3,11 @@
 // the connection at once and cancels a body being read. Every wait is raced against that end, so even a fetch (or an
 // apiKey function, or a middleware) that ignores its signal cannot hold the call past its time, and a late answer is
 // let go without an unhandled rejection. Only a body read to its end leaves the connection to the runtime's pool.
+// A wait for the rate controller's turn (transport.ts) is not part of the attempt's timeout: only the call's deadline
+// and the caller's signal end it, so a request held back never times out as if the service were slow.
 import { readBytes, type BodyBytes } from "./body.js";
 import { APIConnectionTimeoutError, APIUserAbortError, type RequestContext } from "./errors.js";
+import type { Throttle } from "./rate-controller.js";
 import { MAX_TIMER } from "./timers.js";
 import { withoutUserinfo } from "./urls.js";
 
@@ -21,12 +24,12 @@ export interface CallInfo {
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
-/** The limit an attempt runs under: one attempt's `timeout`, or what is left of the call's `deadline`. */
-export interface AttemptLimit {
-  readonly ms: number;
-  readonly limit: "timeout" | "deadline";
-  /** The limit as the option gave it (a deadline's whole length), for the message. */
-  readonly of: number;
+/** The limits an attempt runs under: its own `timeout`, and the call's `deadline` when it has one. */
+export interface AttemptLimits {
+  /** Milliseconds the attempt may take (not counting a wait for its turn to send). */
+  readonly timeout: number;
+  /** The call's deadline: its whole length (for the message) and when it ends (performance.now()). */
+  readonly deadline?: { readonly ms: number; readonly at: number } | undefined;
 }
 
 const ignore = () => {};
@@ -43,14 +46,24 @@ export class Attempt {
   secrets: readonly string[] = [];
   /** The key the transport sent, once it has it. */
   key: string | undefined;
-  #timedOut = false;
+  /** The base URL of the host the call goes to: its rate controller's (transport.ts). */
+  baseUrl: string | undefined;
+  /** What the host's rate controller made of a refusal (a 429, a 503): the wait before the call may go again. */
+  throttle: Throttle | undefined;
+  /** Told just before the attempt's request leaves (after its turn from the rate controller). */
+  onSend: (() => void) | undefined;
+  #timedOut: "timeout" | "deadline" | undefined;
+  /** When the attempt's timeout ends (performance.now()), moved on by a wait for its turn. */
+  #timeoutAt: number;
   #ended = false;
   /** Whether the last response's body was read to its end (or had none): then its connection is free. */
   #complete = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   /** The waits in progress (at most a couple at once), each ended when the attempt is. */
   readonly #waits: Array<(reason: unknown) => void> = [];
-  readonly #timer: ReturnType<typeof setTimeout>;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Which limit the timer is for. */
+  #timerFor: "timeout" | "deadline" = "timeout";
   /** Ends the attempt early; a listener of the caller's signal, made only when there is one. */
   readonly #release: (() => void) | undefined;
 
@@ -60,21 +73,52 @@ export class Attempt {
     readonly number: number,
     /** The URL of the call's first request, where an error says it went before any request was sent. */
     private readonly urlOf: () => string,
-    private readonly limit: AttemptLimit,
+    private readonly limits: AttemptLimits,
     /** The caller's signal: its abort ends the attempt with APIUserAbortError. */
     private readonly signal: AbortSignal | undefined,
+    now: number = performance.now(),
   ) {
     if (signal) {
       this.#release = () => this.#end();
       signal.addEventListener("abort", this.#release);
     }
-    this.#timer = setTimeout(timeUp, Math.min(limit.ms, MAX_TIMER), this);
+    this.#timeoutAt = now + limits.timeout;
+    this.#arm(now, true);
+  }
+
+  /** Starts the timer of the limit that ends first (only the deadline's while `withTimeout` is false). */
+  #arm(now: number, withTimeout: boolean): void {
+    const deadlineAt = this.limits.deadline?.at ?? Infinity;
+    const timeoutAt = withTimeout ? this.#timeoutAt : Infinity;
+    this.#timerFor = deadlineAt < timeoutAt ? "deadline" : "timeout";
+    const at = Math.min(deadlineAt, timeoutAt);
+    this.#timer = at === Infinity ? undefined : setTimeout(timeUp, Math.min(Math.max(0, at - now), MAX_TIMER), this);
   }
 
   /** The attempt's time is up (its timer's callback). */
   timeUp(): void {
-    this.#timedOut = true;
+    this.#timedOut = this.#timerFor;
     this.#end();
+  }
+
+  /**
+   * `turn` (a wait for the rate controller's permit, which the attempt's end must let go of: `abandon`), with the
+   * attempt's timeout stopped while it lasts: the call's deadline and the caller's signal still end it.
+   */
+  async awaitTurn<T>(turn: Promise<T>, abandon: (late: T) => void): Promise<T> {
+    const from = performance.now();
+    clearTimeout(this.#timer);
+    this.#arm(from, false);
+    try {
+      return await this.race(turn, abandon);
+    } finally {
+      if (!this.#ended) {
+        clearTimeout(this.#timer);
+        const now = performance.now();
+        this.#timeoutAt += now - from;
+        this.#arm(now, true);
+      }
+    }
   }
 
   #end(): void {
@@ -109,9 +153,10 @@ export class Attempt {
   interrupted(): Error | undefined {
     if (this.signal?.aborted) return APIUserAbortError.of(this.signal);
     if (!this.#timedOut) return undefined;
-    const { limit, ms, of } = this.limit;
-    const message = limit === "deadline" ? `Deadline of ${of} ms exceeded` : `Request timed out after ${of} ms`;
-    return new APIConnectionTimeoutError(message, this.where(), { limit, ms: of });
+    const limit = this.#timedOut;
+    const ms = limit === "deadline" ? this.limits.deadline!.ms : this.limits.timeout;
+    const message = limit === "deadline" ? `Deadline of ${ms} ms exceeded` : `Request timed out after ${ms} ms`;
+    return new APIConnectionTimeoutError(message, this.where(), { limit, ms });
   }
 
   /** `pending`, unless the attempt ends first (then rejects with INTERRUPTED); a late result goes to `abandon`. */

@@ -1,6 +1,7 @@
 // Every error the SDK throws is an OrgAgentError. HTTP failures are APIError subclasses chosen by status, so
 // `catch (e) { if (e instanceof RateLimitError) … }` reads like the API's own table of errors. Programs read their
 // fields (`status`, `rule`, `notSent`, `code`, `limit`), never their message text.
+import { readRateSignal } from "./rate-headers.js";
 
 /** Base class of every error thrown by orgagent. */
 export class OrgAgentError extends Error {
@@ -161,7 +162,7 @@ export class UnprocessableEntityError extends APIError {
 export class RateLimitError extends APIError {
   override name = "RateLimitError";
   /** How long the server asked to wait, in milliseconds, from `Retry-After` or `retry-after-ms`. */
-  readonly retryAfter: number | undefined = parseRetryAfter(this.headers);
+  readonly retryAfter: number | undefined = readRateSignal(this.headers).retryAfter?.ms;
 }
 export class InternalServerError extends APIError {
   override name = "InternalServerError";
@@ -282,18 +283,6 @@ export function requestIdOf(body: unknown, headers: Headers): string | undefined
   return typeof fromBody === "string" ? fromBody : (headers.get("x-request-id") ?? undefined);
 }
 
-/** Milliseconds to wait from `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date. */
-export function parseRetryAfter(headers: Headers, now = Date.now()): number | undefined {
-  const ms = headers.get("retry-after-ms");
-  if (ms && NUMBER.test(ms)) return Number(ms);
-  const value = headers.get("retry-after");
-  if (!value) return undefined;
-  if (NUMBER.test(value)) return Number(value) * 1000;
-  // Every HTTP date form starts with the day name; Date.parse alone would read "abc 12" as December 2001.
-  const date = /^\s*(mon|tue|wed|thu|fri|sat|sun)/i.test(value) ? Date.parse(value) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-const NUMBER = /^\s*\d+(\.\d+)?\s*$/;
 
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();

@@ -17,6 +17,7 @@
 // The controller paces the starts of requests; how many a job has in flight is the job's own cap.
 import { APIUserAbortError } from "./errors.js";
 import { readRateSignal, type QuotaSignal } from "./rate-headers.js";
+import { MAX_TIMER } from "./timers.js";
 
 /** A request's passage through the controller: tell it how the request ended, once. */
 export interface RatePermit {
@@ -42,6 +43,11 @@ export interface AcquireOptions {
   signal?: AbortSignal | undefined;
   /** A request sent again after a refusal: it goes before requests that have not been sent yet. */
   retry?: boolean | undefined;
+  /**
+   * The longest the caller waits out a hold (a `Retry-After` told to every request): a request that would wait longer
+   * goes at once, and the service's answer to it decides (its own refusal, with the wait it tells).
+   */
+  maxHold?: number | undefined;
 }
 
 /** What a controller has seen and decided so far. */
@@ -63,6 +69,11 @@ export interface RateControllerState {
 
 /** Paces the requests of one API key to one host. */
 export interface RateController {
+  /**
+   * A permit at once when no request waits and nothing holds requests back now, else undefined (then `acquire`):
+   * a call that nothing gates pays no wait and no promise for its turn.
+   */
+  tryAcquire(): RatePermit | undefined;
   /** Resolves when a request may start. */
   acquire(options?: AcquireOptions): Promise<RatePermit>;
   readonly state: RateControllerState;
@@ -90,11 +101,10 @@ const ACCEPTED_MS = 1_000;
 const MIN_RATE = 0.05;
 /** Refusals in a row with nothing accepted: everything waits this long, doubling, jittered down by up to a quarter. */
 const BACKOFF = { initial: 250, max: 8_000 };
-// setTimeout fires at once for longer delays (with a warning).
-const MAX_TIMER = 2 ** 31 - 1;
 
 interface Waiter {
   readonly retry: boolean;
+  readonly maxHold: number;
   readonly since: number;
   readonly resolve: (permit: RatePermit) => void;
   readonly reject: (error: unknown) => void;
@@ -169,11 +179,18 @@ export class AdaptiveRateController implements RateController {
     return this.#inFlight === 0 && this.#waiting.length === 0;
   }
 
-  acquire({ signal, retry = false }: AcquireOptions = {}): Promise<RatePermit> {
+  tryAcquire(): RatePermit | undefined {
+    if (this.#waiting.length) return undefined;
+    const t = this.now();
+    return this.#gate(t) > t ? undefined : this.#start(t, false);
+  }
+
+  acquire({ signal, retry = false, maxHold = Infinity }: AcquireOptions = {}): Promise<RatePermit> {
     if (signal?.aborted) return Promise.reject(APIUserAbortError.of(signal));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         retry,
+        maxHold,
         since: this.now(),
         resolve,
         reject,
@@ -239,6 +256,7 @@ export class AdaptiveRateController implements RateController {
       const t = this.now();
       const gate = this.#gate(t);
       if (gate > t) {
+        if (this.#holdUntil >= gate) this.#startImpatient(t);
         this.#heldByPace = this.#paceBinds;
         // An infinite gate waits for an answer, which dispatches again.
         if (Number.isFinite(gate)) this.#timer = setTimeout(() => this.#dispatch(), Math.min(Math.ceil(gate - t), MAX_TIMER));
@@ -250,6 +268,17 @@ export class AdaptiveRateController implements RateController {
       if (held) this.#delayed++;
       // Held back by the pace (not by a hold or the quota): the pace may grow.
       waiter.resolve(this.#start(t, held && this.#heldByPace));
+    }
+  }
+
+  /** Starts the requests that would wait out the hold longer than they accept: the service's answer decides. */
+  #startImpatient(t: number): void {
+    for (let i = 0; i < this.#waiting.length; i++) {
+      const waiter = this.#waiting[i]!;
+      if (this.#holdUntil - t <= waiter.maxHold) continue;
+      this.#waiting.splice(i--, 1);
+      waiter.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(this.#start(t, false));
     }
   }
 

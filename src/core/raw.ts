@@ -72,7 +72,7 @@ export function rawClient(config: RawConfig): Client<paths> {
 /** One raw request: one attempt, its success body read within maxResponseSize before openapi-fetch parses it. */
 async function sendRaw(config: RawConfig, transport: TransportConfig, request: Request, call: CallInfo, secrets: readonly string[]): Promise<Response> {
   const { timeout, maxResponseSize } = config;
-  const attempt = new Attempt(call, 1, () => request.url, { ms: timeout, limit: "timeout", of: timeout }, request.signal);
+  const attempt = new Attempt(call, 1, () => request.url, { timeout }, request.signal);
   attempt.secrets = secrets;
   try {
     const response = await attempt.race(send(transport, attempt, request), cancelBody);

@@ -22,6 +22,8 @@ export interface Hop {
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string | ArrayBuffer | undefined;
+  /** The hop leaves the origin the call was made to. */
+  readonly crossOrigin?: boolean | undefined;
 }
 
 /** Whether the SDK follows this response as a redirect (a 301, 302, 303, 307 or 308 with a Location). */
@@ -58,12 +60,13 @@ export function nextHop(response: Response, from: Hop, visited: string[], where:
     headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !BODY_HEADER.test(name)));
   }
   // Only the origin the call was made to gets the key and the caller's headers.
-  if (next.origin !== new URL(visited[0]!).origin) {
+  const crossOrigin = next.origin !== new URL(visited[0]!).origin;
+  if (crossOrigin) {
     if (method !== "GET" && method !== "HEAD") {
       throw refuse(`refused to send the ${method} on to another origin (${next.origin}): it would arrive there without its credential, and must not arrive twice`);
     }
     // The other origin gets nothing of ours: no key, no caller's header.
     headers = CROSS_ORIGIN_HEADERS;
   }
-  return { url: next.href, method, body, headers };
+  return { url: next.href, method, body, headers, crossOrigin };
 }

@@ -1,7 +1,8 @@
 // Which failed attempts are repeated, and after how long: the default retry policy, and the plugins that may go
 // before it (Octokit's retry and throttling plugins are the model). A plugin hears of every attempt (before it leaves,
 // after its answer) and may decide a failure's retry itself; what no plugin decides, the default policy does.
-import { APIConnectionError, APIError, parseRetryAfter } from "./errors.js";
+import { APIConnectionError, APIError } from "./errors.js";
+import { readRateSignal } from "./rate-headers.js";
 
 /** The client's defaults for every call; a call's own options override them. */
 export interface CallPolicy {
@@ -76,6 +77,18 @@ export function isRetryable(result: AttemptResult, idempotent: boolean): boolean
   return false;
 }
 
+/**
+ * Whether a refusal is a throttle: the service slowing the caller down, waited out as its rate controller says and
+ * sent again without using up `maxRetries` (send.ts). A 429 always: the service refused the request before acting on
+ * it, so even a write may go again. A 503 of an idempotent call when the service said when to come back (`Retry-After`,
+ * `retry-after-ms`), which is how an overloaded service sheds load, or when the call is a bulk job's, which waits out
+ * an overload. A bare 503 of a single call is a server failure like a 500: retried within `maxRetries`, so a service
+ * that is down is reported within seconds.
+ */
+export function isThrottle(status: number, idempotent: boolean, toldWhen: boolean, job: boolean): boolean {
+  return status === 429 || (status === 503 && idempotent && (toldWhen || job));
+}
+
 /** The wait before retry number `retry` (0 for the first): exponential, capped, jittered down by up to a quarter. */
 export function backoffDelay(retry: number, backoff: { initial: number; max: number }): number {
   const base = Math.min(backoff.max, backoff.initial * 2 ** retry);
@@ -90,7 +103,7 @@ export function backoffDelay(retry: number, backoff: { initial: number; max: num
 export function defaultRetry(info: AttemptInfo, result: AttemptResult, policy: CallPolicy, retries: number): RetryDecision & { overCap?: number | undefined } {
   if (!isRetryable(result, info.idempotent)) return { retry: false };
   const error = result.error;
-  const retryAfter = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
+  const retryAfter = error instanceof APIError ? readRateSignal(error.headers).retryAfter?.ms : undefined;
   // No wait asked for counts as none: maxRetryAfter is 0 or more.
   if ((retryAfter ?? 0) > policy.maxRetryAfter) return { retry: false, overCap: retryAfter };
   return { retry: true, delay: retryAfter ?? backoffDelay(retries, policy.backoff), counted: true };

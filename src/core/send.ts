@@ -1,22 +1,36 @@
 // One call = one or more attempts (exchange.ts), under the call's deadline and signal: the plugins hear of each
 // attempt, the retry policy (retry.ts) decides whether a failure is repeated and after how long, and every error that
 // leaves is scrubbed of the call's credentials.
-import type { RateLimitHook } from "./concurrency.js";
-import { Attempt, type CallInfo } from "./attempt.js";
-import { APIConnectionTimeoutError, APIUserAbortError, RateLimitError } from "./errors.js";
+// A throttle (retry.ts: the service refused the request to slow the caller down) is waited out as the rate controller
+// says and sent again through it, without using up `maxRetries`: up to MAX_THROTTLES in a row for a single call, with
+// no count for a bulk job's call (its deadline and signal still end it).
+import { Attempt, type AttemptLimits, type CallInfo } from "./attempt.js";
+import { APIConnectionTimeoutError, APIError, APIUserAbortError } from "./errors.js";
 import { exchange, type AttemptOutcome, type ExchangeConfig, type ExchangeRequest } from "./exchange.js";
 import { redactHeaders, type Log } from "./log.js";
 import type { RequestOptions } from "./options.js";
 import type { ResponseSink } from "./response.js";
-import { defaultRetry, type AttemptInfo, type CallPolicy, type RequestPlugin, type RetryDecision } from "./retry.js";
+import { defaultRetry, isThrottle, type AttemptInfo, type CallPolicy, type RequestPlugin, type RetryDecision } from "./retry.js";
 import { scrubError } from "./scrub.js";
 import { sleep } from "./timers.js";
 import { withoutUserinfo } from "./urls.js";
 
-/** The request options of a bulk job's calls: not public; how its concurrency limiter (concurrency.ts) hears of 429s. */
+/** The request options of a bulk job's calls: not public. */
 export interface JobRequestOptions extends RequestOptions {
-  onRateLimit?: RateLimitHook | undefined;
+  /** Set by a bulk job: its call waits out every throttle (no count), and tells the job of each. */
+  job?: JobHooks | undefined;
 }
+
+/** What a bulk job hears of one of its calls. */
+export interface JobHooks {
+  /** A throttle (a 429, or a 503 of an idempotent call) that the call waits out before it sends the request again. */
+  onThrottle?: ((status: number) => void) | undefined;
+  /** The request of an attempt is about to leave (its turn from the rate controller came). */
+  onSend?: (() => void) | undefined;
+}
+
+/** Throttles in a row after which a single call gives up with the last one's error. */
+export const MAX_THROTTLES = 10;
 
 export interface SendConfig extends ExchangeConfig {
   readonly policy: CallPolicy;
@@ -43,7 +57,9 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
   const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
   const signal = options.signal;
   const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
+  const limits: AttemptLimits = { timeout, deadline: deadline === undefined ? undefined : { ms: deadline, at: deadlineAt } };
   let retries = 0;
+  let throttles = 0;
 
   for (let number = 1; ; number++) {
     if (signal?.aborted) throw APIUserAbortError.of(signal);
@@ -52,15 +68,15 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
       info = { operationId: call.operationId, method: call.method, path: call.path, origin: call.request.baseUrl, attempt: number, idempotent, signal };
       for (const plugin of plugins) await plugin.beforeAttempt?.(info);
     }
-    const remaining = deadlineAt - performance.now();
-    if (remaining <= 0) {
+    const started = performance.now();
+    if (started >= deadlineAt) {
       const where = { operationId: call.operationId, method: call.method, path: call.path, url: withoutUserinfo(call.url()) };
       throw new APIConnectionTimeoutError(`Deadline of ${deadline} ms exceeded`, where, { limit: "deadline", ms: deadline! });
     }
-    const limited = remaining < timeout;
-    const started = performance.now();
-    const attempt = new Attempt(call, number, call.url, limited ? { ms: remaining, limit: "deadline", of: deadline! } : { ms: timeout, limit: "timeout", of: timeout }, signal);
+    const attempt = new Attempt(call, number, call.url, limits, signal, started);
     attempt.secrets = call.secrets;
+    attempt.baseUrl = call.request.baseUrl;
+    attempt.onSend = options.job?.onSend;
     const outcome = await exchange(config, attempt, call.request);
     if (log.enabled("debug")) {
       const details = {
@@ -79,8 +95,26 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
 
     const secrets = attempt.allSecrets();
     const error = scrubError(outcome.error, secrets);
-    if (error instanceof RateLimitError) options.onRateLimit?.(error.retryAfter, policy.maxRetryAfter);
-    const decision = decide(info, outcome, plugins) ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
+    const chosen = decide(info, outcome, plugins);
+    const throttle = chosen ? undefined : attempt.throttle;
+    if (throttle && error instanceof APIError && isThrottle(error.status, idempotent, throttle.retryAfter !== undefined, options.job !== undefined)) {
+      if ((throttle.retryAfter ?? 0) > policy.maxRetryAfter) {
+        log.write("info", `${call.method} ${call.path}: server asked to wait ${throttle.retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
+        throw error;
+      }
+      if (++throttles > MAX_THROTTLES && !options.job) {
+        log.write("info", `${call.method} ${call.path} gave up after ${MAX_THROTTLES} throttles in a row: ${error.message}`, undefined, secrets);
+        throw error;
+      }
+      const wait = throttle.wait;
+      if (performance.now() + wait >= deadlineAt) throw error;
+      options.job?.onThrottle?.(error.status);
+      log.write("info", `${call.method} ${call.path}: ${error.message}; throttled, sending again in ${Math.round(wait)} ms`, { throttles }, secrets);
+      if (wait > 0) await sleep(wait, signal);
+      continue;
+    }
+    throttles = 0;
+    const decision = chosen ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
     if (!decision.retry) {
       const overCap = (decision as { overCap?: number }).overCap;
       if (overCap !== undefined) log.write("info", `${call.method} ${call.path}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);

@@ -3,12 +3,18 @@
 // as far as it is kept. A failure of the caller's fetch becomes an APIConnectionError; the SDK's own errors (a
 // refused redirect, a bad key) pass as they are. Middleware sees the request before the key is added, so no
 // middleware can log it.
+// Between the key and the first byte sent, the request waits for its turn from the rate controller of its key and
+// host (rate-controller.ts), which hears the status and headers of the host's answer as soon as they arrive (before
+// any body is read), or that none came. A redirect to another origin is not paced: its answer says nothing of the
+// host's limit.
 import { INTERRUPTED, cancelBody, type Attempt } from "./attempt.js";
 import { IncompleteBody, decode } from "./body.js";
 import type { ApiKey } from "./credentials.js";
 import { redactHeaders, type Log } from "./log.js";
 import { connectionError } from "./network-errors.js";
 import { ERROR_BODY_LIMIT } from "./options.js";
+import type { RatePermit } from "./rate-controller.js";
+import type { RateControllers } from "./rate-registry.js";
 import { FOLLOW_REDIRECTS, isRedirect, nextHop, type Hop } from "./redirects.js";
 
 export interface TransportConfig {
@@ -16,7 +22,11 @@ export interface TransportConfig {
   readonly fetch: () => typeof fetch;
   readonly key: ApiKey;
   readonly log: Log;
+  /** The rate controllers of the client's keys and hosts; undefined with `rateLimiting: false`. */
+  readonly rate?: RateControllers | undefined;
 }
+
+const releaseLate = (permit: RatePermit) => permit.release();
 
 /** The headers a plain request goes with, built once for the common case: the client's headers and the same key. */
 const shared = new WeakMap<object, { key: string; headers: Readonly<Record<string, string>> }>();
@@ -53,18 +63,41 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   const fetchImpl = config.fetch();
   const follow = FOLLOW_REDIRECTS && request.redirect === "follow";
   let hop: Hop = { url: request.url, method: request.method, headers, body };
-  // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
-  // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
-  let response = await fetchHop(fetchImpl, attempt, plain ? hop.url : request, hop, follow);
-  if (follow && isRedirect(response)) {
-    const visited = [hop.url];
-    while (isRedirect(response)) {
-      hop = nextHop(response, hop, visited, () => attempt.where());
-      // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
-      await readKept(attempt, response);
-      response = await fetchHop(fetchImpl, attempt, hop.url, hop, follow);
-    }
+  let permit: RatePermit | undefined;
+  if (config.rate) {
+    const turn = config.rate.turn(key, attempt.baseUrl ?? new URL(request.url).origin, attempt.number > 1, attempt.abortSignal);
+    permit = turn instanceof Promise ? await attempt.awaitTurn(turn, releaseLate) : turn;
   }
+  // Told of the host's answer once, as soon as its status line is in; of no answer (an error, the attempt's end) else.
+  const observe = (answer: Response) => {
+    attempt.throttle = permit?.observe(answer.status, answer.headers);
+    permit = undefined;
+  };
+  try {
+    attempt.onSend?.();
+    // The Request openapi-fetch built goes on to the caller's fetch, with the fields it set on it from the call's
+    // options (Next.js's `next`, say); later hops, and a plain request, go as a URL and an init.
+    let response = await fetchHop(fetchImpl, attempt, plain ? hop.url : request, hop, follow);
+    if (follow && isRedirect(response)) {
+      const visited = [hop.url];
+      while (isRedirect(response)) {
+        hop = nextHop(response, hop, visited, () => attempt.where());
+        // The host's last answer is the redirect away from it.
+        if (hop.crossOrigin) observe(response);
+        // Drained, so its connection can serve the next hop (or closed, if the body is over the limit).
+        await readKept(attempt, response);
+        response = await fetchHop(fetchImpl, attempt, hop.url, hop, follow);
+      }
+    }
+    if (permit) observe(response);
+    return await keptError(attempt, response);
+  } finally {
+    permit?.release();
+  }
+}
+
+/** A success as it is; an error's body cut to ERROR_BODY_LIMIT. */
+async function keptError(attempt: Attempt, response: Response): Promise<Response> {
   if (response.ok) return response;
   // An error body is read as far as ERROR_BODY_LIMIT: enough for any problem document, and a huge or endless one
   // costs no more. It comes back as a response of that text, which openapi-fetch parses as JSON when it can.

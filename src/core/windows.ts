@@ -12,13 +12,14 @@
 // fill the pages held. So a window is sized to its share of the pages held, (PAGES_HELD - concurrency) / concurrency
 // pages (7 at 8 at once, 3 at 16), from the rows per day of the windows done so far: one day each until a week is
 // done. And none is longer than a worker's share of the days left, so no long chain runs alone at the end.
-import { ConcurrencyLimiter, type LimitedCall } from "./concurrency.js";
+import { InFlightCap } from "./concurrency.js";
 import { cursorChain, itemsOf, type PaginationRule } from "./cursor.js";
 import { dateOf, dayOf } from "./days.js";
 import { APIUserAbortError, ValidationError } from "./errors.js";
 import { checkNumber } from "./options.js";
 import type { PageSource } from "./pagination.js";
 import type { APIPromise, WithResponse } from "./response.js";
+import type { JobHooks } from "./send.js";
 import { validateCall, type OperationRules } from "./validate.js";
 
 /** The `concurrency` option of a list over a date range. */
@@ -26,8 +27,9 @@ export interface WindowOptions {
   /**
    * Date windows paged through at once (1-64). Default 1: one cursor chain. Above 1, iteration yields the rows window
    * by window in date order (within a window, in the API's order); `await` still gives the first page of the whole
-   * range. Under 429 the number in flight is lowered and raised again (AIMD). `timeout` and `deadline` apply to each
-   * page's request, not to the export: bound it with `signal: AbortSignal.timeout(ms)`.
+   * range. Under a rate limit the requests go at the pace the service allows (shared with every call of the same
+   * key and host), and a page refused with 429 or 503 is waited for and fetched again, without giving up. `timeout`
+   * and `deadline` apply to each page's request, not to the export: bound it with `signal: AbortSignal.timeout(ms)`.
    */
   concurrency?: number | undefined;
 }
@@ -42,8 +44,14 @@ export interface WindowedOperation extends OperationRules {
   readonly pagination?: PaginationRule;
 }
 
-/** The request options a job hands to each page's call: its own signal and a hook for the 429s (concurrency.ts). */
-export type JobCallOptions = Parameters<LimitedCall<unknown>>[0];
+/** The request options a job hands to each page's call: its own signal, and that it is a job's (send.ts). */
+export interface JobCallOptions {
+  readonly signal: AbortSignal;
+  readonly job: JobHooks;
+}
+
+/** The export hears of nothing per call: that its calls are a job's makes them wait out every throttle. */
+const EXPORT_JOB: JobHooks = {};
 
 /** Fetches one page of one window, with the job's options for that call. */
 export type FetchWindowPage<Page> = (query: Record<string, unknown>, options: JobCallOptions) => APIPromise<Page>;
@@ -120,7 +128,7 @@ async function* windowPages<Page>(
     wake?.();
   };
   const onAbort = () => stop(signal!.reason);
-  const limiter = new ConcurrencyLimiter(concurrency, controller.signal);
+  const cap = new InFlightCap(concurrency, controller.signal);
   const windows: Array<Window<Page> | undefined> = [];
   let nextDay = range.first;
   let head = 0; // the window being read
@@ -155,7 +163,7 @@ async function* windowPages<Page>(
       window.chain ??= cursorChain(
         job.rule,
         { ...job.query, [range.startParam]: dateOf(window.from), [range.endParam]: dateOf(window.to) },
-        (query) => limiter.run((options) => fetchPage(query, options).withResponse(), index),
+        (query) => cap.run((callSignal) => fetchPage(query, { signal: callSignal, job: EXPORT_JOB }).withResponse(), index),
         controller.signal,
       );
       const next = await window.chain.next();

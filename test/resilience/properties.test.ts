@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { APIConnectionError, APIError, OrgAgentError, RateLimitError, type OrgAgent } from "../../src/index.js";
-import { parseRetryAfter } from "../../src/core/errors.js";
+import { readRateSignal } from "../../src/core/rate-headers.js";
 import { calls, operationIds } from "./calls.js";
 import { startFaultServer, success, type Fault, type FaultServer } from "./fault-server.js";
 import { leaks } from "./secret.js";
@@ -95,6 +95,8 @@ it("a 429 over the cap exposes the parsed wait as RateLimitError.retryAfter", as
 });
 
 const headers = (entries: Record<string, string>) => new Headers(entries);
+/** The wait a server asked for, in ms, as the SDK reads it (RateLimitError.retryAfter, the retry policy). */
+const parseRetryAfter = (set: Headers, now?: number) => readRateSignal(set, now).retryAfter?.ms;
 
 it("Retry-After in whole or decimal seconds, with any surrounding spaces, is that many seconds", () => {
   fc.assert(

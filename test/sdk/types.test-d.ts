@@ -62,6 +62,7 @@ import {
   type RequestContext,
   type RequestOptions,
   type SetUserLimitsOptions,
+  type SupersededEntry,
   type WaitOptions,
   type WindowOptions,
   type WithResponse,
@@ -319,28 +320,36 @@ describe("bulk jobs", () => {
     expectTypeOf<SetUserLimitsOptions["onProgress"]>().toEqualTypeOf<((progress: UserLimitsProgress) => void) | undefined>();
   });
 
-  it("a progress report: the chunk's position of how many, its entries applied and not, and the running total", () => {
+  it("a progress report: the chunk's position of how many, its entries applied and not, those they decide, and the running totals", () => {
     expectTypeOf<UserLimitsProgress>().toEqualTypeOf<{
       chunk: number;
       chunks: number;
       updated: UserLimitEntry[];
       errors: UserLimitFailure[];
+      superseded: SupersededEntry[];
       done: number;
       total: number;
+      throttled: number;
     }>();
   });
 
   it("an entry of errors is the API's { email, error } with the entry's position in the input, index", () => {
     expectTypeOf<UserLimitFailure>().toEqualTypeOf<{ email: string; error: string; index: number }>();
-    expectTypeOf<UserLimitsResult>().toEqualTypeOf<{ updated: UserLimitEntry[]; errors: UserLimitFailure[] }>();
+    expectTypeOf<UserLimitsResult>().toEqualTypeOf<{ updated: UserLimitEntry[]; errors: UserLimitFailure[]; superseded: SupersededEntry[]; throttled: number }>();
+    expectTypeOf<SupersededEntry>().toEqualTypeOf<{ email: string; limit: number; index: number; by: number }>();
+    // Destructured as before the superseded entries were reported: every earlier use still compiles.
+    const use = ({ updated, errors }: UserLimitsResult) => [updated.length, errors.length];
+    expectTypeOf(use).returns.toEqualTypeOf<number[]>();
   });
 
-  it("UserLimitsAbortedError is an APIUserAbortError whose partial holds every entry in one of four lists, each with its index", () => {
+  it("UserLimitsAbortedError is an APIUserAbortError whose partial holds every entry in one of five lists, each with its index", () => {
     expectTypeOf<UserLimitsAbortedError>().toMatchTypeOf<APIUserAbortError>();
     expectTypeOf<UserLimitsAbortedError["partial"]>().toEqualTypeOf<UserLimitsPartialResult>();
     expectTypeOf<UserLimitsPartialResult>().toEqualTypeOf<{
       updated: UserLimitEntry[];
       errors: UserLimitFailure[];
+      superseded: SupersededEntry[];
+      throttled: number;
       notSent: PositionedEntry[];
       uncertain: PositionedEntry[];
     }>();
