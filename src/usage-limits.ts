@@ -234,6 +234,8 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   // Removed once the chunks have settled, aborted or not (an abort event comes once per signal).
   signal?.addEventListener("abort", onAbort);
   const cap = new InFlightCap(concurrency, controller.signal);
+  /** The calls under way, each with its own controller: a failure that stops the job ends those not sent (yet, or again). */
+  const calls = new Map<number, AbortController>();
   let stop: { error: unknown } | undefined;
   /** What onProgress threw: the job sends nothing more and is not told of again. */
   let thrown: { error: unknown } | undefined;
@@ -270,6 +272,8 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   const halt = (error: unknown) => {
     stop ??= { error };
     cap.dropWaiting(STOPPED);
+    // A chunk waiting for its turn, or to go again after a 429, has nothing applied: it is not sent.
+    for (const [i, call] of calls) if (states[i]!.kind === "waiting") call.abort(STOPPED);
   };
 
   const sendChunk = async (i: number) => {
@@ -280,7 +284,10 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
     const job: JobHooks = {
       onThrottle: (status) => {
         throttled++;
-        if (status === 429) states[i] = { kind: "waiting" };
+        if (status !== 429) return;
+        states[i] = { kind: "waiting" };
+        // Refused after another chunk's failure stopped the job: not sent again.
+        if (stop) calls.get(i)?.abort(STOPPED);
       },
       onSend: () => void (states[i] = { kind: "sending" }),
     };
@@ -288,13 +295,22 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
       await cap.run(
         async (callSignal) => {
           if (stop) throw STOPPED;
+          const call = new AbortController();
+          const onEnd = () => call.abort(callSignal.reason);
+          callSignal.addEventListener("abort", onEnd);
+          calls.set(i, call);
           let answer: ResponseBody<"setUserLimits">;
           try {
-            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, signal: callSignal, job });
+            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, signal: call.signal, job });
           } catch (error) {
+            // Stopped by another chunk's failure before it was sent (again): not sent.
+            if (call.signal.reason === STOPPED && states[i]!.kind === "waiting") throw STOPPED;
             // Refused without being acted on (a wait over maxRetryAfter): nothing of it was applied.
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
             throw error;
+          } finally {
+            calls.delete(i);
+            callSignal.removeEventListener("abort", onEnd);
           }
           // An error item the SDK cannot read leaves the chunk's outcome unknown, as an answer that is not JSON does.
           // (One naming no e-mail is kept, at position -1.)
@@ -332,10 +348,6 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
       result.errors.push(...errors);
     }
   });
-  // Chunks hold their entries in input order, but not every position: `errors` are put back in input order.
-  result.errors.sort((a, b) => a.index - b.index);
-  result.notSent.sort((a, b) => a.index - b.index);
-  result.uncertain.sort((a, b) => a.index - b.index);
   if (thrown) throw new UserLimitsAbortedError(result, { onProgress: thrown.error });
   // An error that is not the SDK's (a fault in it, or in code it calls) is thrown as it is: its chunk, left "sending",
   // is no sign of an abort.
@@ -347,7 +359,10 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   return { updated: result.updated, errors: result.errors, superseded, throttled };
 }
 
-/** The deciding entries in chunks of `size`, in input order, each with the earlier entries it decides. */
+/**
+ * The deciding entries in chunks of `size`, each with the earlier entries it decides. The chunks, one after another,
+ * hold the deciding entries in input order, so their outcomes put together are in input order too.
+ */
 function chunksOf(users: readonly Entry[], size: number): Chunk[] {
   const { deciding, superseded } = lastEntryPerEmail(users);
   const chunkOf = new Map<number, number>();

@@ -1,7 +1,8 @@
-// Bulk credit limits: setUserLimits takes any number of entries, checks them all before sending anything, sends them
-// in chunks of the spec's maxItems (several at once with `concurrency`), and accounts for every entry exactly once:
-// applied (`updated`) or not (`errors`, with its position and the reason), in input order, whatever the order the
-// chunks complete in. An aborted call says what it had done. The loopback server implements the endpoint: it
+// Bulk credit limits: setUserLimits takes any number of entries, checks them all before sending anything, sends the
+// last entry of each person in chunks of the spec's maxItems (several at once with `concurrency`), and accounts for
+// every entry exactly once: applied (`updated`), not (`errors`, with its position and the reason) or decided by a later
+// entry (`superseded`), in input order, whatever the order the chunks complete in. An aborted call says what it had
+// done. A throttled chunk waits inside its own call. The loopback server implements the endpoint: it
 // refuses more than maxItems entries, reports an unknown e-mail per entry in `errors` (a 200), can be told to fail
 // a given chunk, to hold one, and counts the chunks in flight at once.
 import { getEventListeners } from "node:events";
@@ -89,6 +90,14 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
+/** A client of the server with a key of its own: its rate controller is its own too (a throttle leaves no hold behind). */
+let keys = 0;
+const freshClient = (options: Partial<ConstructorParameters<typeof OrgAgent>[0]> = {}) =>
+  new OrgAgent({ apiKey: `key-${++keys}`, baseUrl: server.url, maxRetries: 0, logLevel: "off", ...options });
+
+/** The result of a job that applied every entry of `input`, each the last of its person. */
+const allApplied = (input: Entry[], throttled = 0): UserLimitsResult => ({ updated: input, errors: [], superseded: [], throttled });
+
 /** `count` entries; every `unknownEvery`-th names nobody, which the server reports per entry. */
 function entries(count: number, unknownEvery = 0): Entry[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -109,10 +118,18 @@ function hold(entry: Entry) {
   return { there, release };
 }
 
-/** Every input entry is in exactly one of updated/errors, errors say their positions, and both lists keep input order. */
+/**
+ * Every input entry is in exactly one of updated/errors/superseded, errors and superseded entries say their positions,
+ * and the lists keep input order.
+ */
 function expectAccountedFor(input: Entry[], result: UserLimitsResult) {
-  const all = [...emails(result.updated), ...emails(result.errors)];
+  const all = [...emails(result.updated), ...emails(result.errors), ...emails(result.superseded)];
   expect(all.sort()).toEqual(emails(input).sort());
+  for (const entry of result.superseded) {
+    expect(input[entry.index]).toEqual({ email: entry.email, limit: entry.limit });
+    expect(entry.by).toBeGreaterThan(entry.index);
+    expect(input[entry.by]!.email.toLowerCase()).toBe(entry.email.toLowerCase());
+  }
   for (const error of result.errors) expect(input[error.index]!.email).toBe(error.email);
   const position = new Map(input.map((e, i) => [e.email, i]));
   const ascending = (list: { email: string }[]) => list.map((e) => position.get(e.email)!).every((p, i, arr) => i === 0 || arr[i - 1]! < p);
@@ -153,7 +170,7 @@ describe("chunking", () => {
     expect(server.requests.every((r) => r.method === operations.setUserLimits.method)).toBe(true);
     // The chunks, concatenated, are the input in order.
     expect(server.requests.flatMap((r) => r.body.users)).toEqual(input);
-    expect(result).toEqual({ updated: input, errors: [] });
+    expect(result).toEqual(allApplied(input));
   });
 });
 
@@ -246,10 +263,17 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
-  it("positions follow the e-mail as sent, in order, also when one e-mail repeats within a chunk", async () => {
-    const input = [{ email: "unknown-a@x.example", limit: 1 }, { email: "ok@x.example", limit: 2 }, { email: "unknown-a@x.example", limit: 3 }];
+  it("an e-mail given twice: only the last entry is sent, and the earlier one is superseded by it, sharing its outcome", async () => {
+    const input = [{ email: "UNKNOWN-A@x.example", limit: 1 }, { email: "ok@x.example", limit: 2 }, { email: "unknown-a@x.example", limit: 3 }];
     const result = await client.usageLimits.setUserLimits(input);
-    expect(result.errors.map((e) => e.index)).toEqual([0, 2]);
+    expect(server.requests.flatMap((r) => r.body.users)).toEqual([input[1], input[2]]);
+    expect(result).toEqual({
+      updated: [input[1]],
+      errors: [{ email: "unknown-a@x.example", error: UNKNOWN_REASON, index: 2 }],
+      superseded: [{ email: "UNKNOWN-A@x.example", limit: 1, index: 0, by: 2 }],
+      throttled: 0,
+    });
+    expectAccountedFor(input, result);
   });
 
   it("a chunk refused with 400 comes back in errors with the reason; the other chunks are still applied", async () => {
@@ -387,7 +411,7 @@ describe("results", () => {
     failures.set(0, { status: 500, once: true });
     const result = await retrying.usageLimits.setUserLimits(input);
     expect(chunkSizes).toEqual([CHUNK, CHUNK, 1]);
-    expect(result).toEqual({ updated: input, errors: [] });
+    expect(result).toEqual(allApplied(input));
   });
 });
 
@@ -417,7 +441,7 @@ describe("concurrency", () => {
   it("a failure that stops the job lets the chunks in flight finish, and sends none of the others", async () => {
     delayMs = 30;
     const input = entries(CHUNK * 10);
-    failures.set(2, { status: 503 });
+    failures.set(2, { status: 500 });
     const result = await client.usageLimits.setUserLimits(input, { concurrency: 3 });
     // The three first chunks were in flight together; chunk 2 failed while 0 and 1 were answered; 3+ never went.
     const arrived = server.requests.map((r) => r.body.users[0].email);
@@ -429,27 +453,42 @@ describe("concurrency", () => {
     expectAccountedFor(input, result);
   });
 
-  it("entries for the same person in two chunks are applied in input order, however many are in flight", async () => {
-    delayMs = 15;
+  it("the same person in several chunks (in any letter case): only the last entry is sent, and every chunk is in flight at once", async () => {
     const input = entries(CHUNK * 6);
-    // The person of entry 5 again, in another case, in the last chunk: that chunk waits until the first has settled.
+    // The person of entry 5 again, in capitals, in the last chunk: that entry decides; entry 5 is not sent.
     input[CHUNK * 5 + 7] = { email: input[5]!.email.toUpperCase(), limit: 42 };
-    const result = await client.usageLimits.setUserLimits(input, { concurrency: 6 });
-    const firstDone = server.requests.findIndex((r) => r.body.users[0].email === input[0]!.email);
-    const lastSent = server.requests.findIndex((r) => r.body.users[0].email === input[CHUNK * 5]!.email);
-    expect(firstDone).toBeGreaterThanOrEqual(0);
-    expect(lastSent).toBeGreaterThan(firstDone);
-    expect(mostInFlight).toBeLessThanOrEqual(5);
+    // The chunks of the deciding entries start at entry 0, then CHUNK + 1, 2 × CHUNK + 1, …
+    const holds = [0, 1, 2, 3, 4, 5].map((c) => hold(input[c === 0 ? 0 : c * CHUNK + 1]!));
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 6 });
+    const allThere = await Promise.race([Promise.all(holds.map((h) => h.there)).then(() => true), sleep(5_000).then(() => false)]);
+    for (const h of holds) h.release();
+    const result = await pending;
+    expect(allThere).toBe(true);
+    expect(server.requests.flatMap((r) => emails(r.body.users))).toHaveLength(input.length - 1);
+    expect(server.requests.some((r) => r.body.users.some((u: Entry) => u.email === input[5]!.email))).toBe(false);
+    expect(result.superseded).toEqual([{ ...input[5]!, index: 5, by: CHUNK * 5 + 7 }]);
+    expect(result.updated).toEqual(input.filter((_, i) => i !== 5));
     expectAccountedFor(input, result);
   });
 
-  it("429s are waited out and sent again: no chunk fails, and fewer are sent at once afterwards", async () => {
+  it("429s are waited out and sent again inside each chunk's call, without using up maxRetries (0 here): no chunk fails", async () => {
     // Every chunk's first attempt is refused with a short Retry-After.
     const input = entries(CHUNK * 8);
     for (let n = 0; n < 8; n++) failures.set(n, { status: 429, once: true, headers: { "retry-after-ms": "20" } });
-    const result = await client.usageLimits.setUserLimits(input, { concurrency: 8 });
-    expect(result).toEqual({ updated: input, errors: [] });
-    expect(server.requests.length).toBeGreaterThan(8);
+    const result = await freshClient().usageLimits.setUserLimits(input, { concurrency: 8 });
+    expect(result).toEqual(allApplied(input, 8));
+    expect(server.requests).toHaveLength(16);
+  });
+
+  it("a 503 under overload (with or without Retry-After) is waited out and sent again too: the limits PUT is idempotent", async () => {
+    const input = entries(CHUNK * 4);
+    failures.set(0, { status: 503, once: true, headers: { "retry-after": "0" } });
+    failures.set(1, { status: 503, once: true });
+    const throttled: number[] = [];
+    const result = await freshClient().usageLimits.setUserLimits(input, { concurrency: 2, onProgress: (p) => void throttled.push(p.throttled) });
+    expect(result).toEqual(allApplied(input, 2));
+    expect(server.requests).toHaveLength(6);
+    expect(Math.max(...throttled)).toBe(2);
   });
 });
 
@@ -526,7 +565,7 @@ describe("progress", () => {
       .catch((e: unknown) => e)) as UserLimitsAbortedError;
     expect(error).toBeInstanceOf(UserLimitsAbortedError);
     expect(error.cause).toBe(boom);
-    expect(error.partial).toEqual({ updated: input, errors: [], uncertain: [], notSent: [] });
+    expect(error.partial).toEqual({ ...allApplied(input), uncertain: [], notSent: [] });
   });
 });
 
@@ -565,21 +604,23 @@ describe("positions of the API's per-entry errors", () => {
     const input = [
       { email: "other@x.example", limit: 1 },
       { email: "Unknown-A@x.example", limit: 2 },
-      { email: "unknown-a@x.example", limit: 3 },
+      { email: "unknown-b@x.example", limit: 3 },
     ];
     respond = () => ({
       body: {
         updated: [input[0]],
         errors: [
-          { email: "unknown-a@x.example", error: "named as sent" },
+          { email: "unknown-b@x.example", error: "named as sent" },
           { email: "UNKNOWN-A@X.EXAMPLE", error: "named in capitals" },
+          { email: "unknown-b@x.example", error: "named again" },
         ],
       },
     });
     const result = await client.usageLimits.setUserLimits(input);
     expect(result.errors).toEqual([
-      { email: "unknown-a@x.example", error: "named as sent", index: 2 },
+      { email: "unknown-b@x.example", error: "named as sent", index: 2 },
       { email: "UNKNOWN-A@X.EXAMPLE", error: "named in capitals", index: 1 },
+      { email: "unknown-b@x.example", error: "named again", index: -1 },
     ]);
   });
 
@@ -598,30 +639,46 @@ describe("positions of the API's per-entry errors", () => {
   });
 });
 
-describe("which chunks wait for which", () => {
+describe("only the last entry of a person is sent, so no chunk waits for another", () => {
   it("chunks with no person in common are all in flight at once", async () => {
     const input = entries(CHUNK * 3);
     const holds = [0, 1, 2].map((c) => hold(input[c * CHUNK]!));
     const pending = client.usageLimits.setUserLimits(input, { concurrency: 3 });
     const allThere = await Promise.race([Promise.all(holds.map((h) => h.there)).then(() => true), sleep(5_000).then(() => false)]);
     for (const h of holds) h.release();
-    expect(await pending).toEqual({ updated: input, errors: [] });
+    expect(await pending).toEqual(allApplied(input));
     expect(allThere).toBe(true);
   });
 
-  it("e-mails equal once lower-cased are one person (a Kelvin sign K lower-cases to k): the later chunk waits for the earlier", async () => {
-    const input = entries(CHUNK * 2);
-    input[0] = { email: "kim@acme-robotics.example", limit: 1 };
+  it("e-mails equal once lower-cased are one person (a Kelvin sign K lower-cases to k): the earlier is superseded, and both chunks go at once", async () => {
+    const input = entries(CHUNK * 2 + 1);
+    input[1] = { email: "kim@acme-robotics.example", limit: 1 };
     input[CHUNK + 5] = { email: "\u212Aim@acme-robotics.example", limit: 2 };
-    const first = hold(input[0]!);
+    const holds = [hold(input[0]!), hold(input[CHUNK + 1]!)];
     const pending = client.usageLimits.setUserLimits(input, { concurrency: 2 });
-    await first.there;
-    await sleep(300);
-    const sentWhileHeld = chunkSizes.length;
-    first.release();
-    expect(await pending).toEqual({ updated: input, errors: [] });
-    expect(sentWhileHeld).toBe(1);
+    const bothThere = await Promise.race([Promise.all(holds.map((h) => h.there)).then(() => true), sleep(5_000).then(() => false)]);
+    for (const h of holds) h.release();
+    const result = await pending;
+    expect(bothThere).toBe(true);
+    // The deciding entries fill chunks of the maximum: 2 × CHUNK of them.
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.superseded).toEqual([{ ...input[1]!, index: 1, by: CHUNK + 5 }]);
+    expectAccountedFor(input, result);
+  });
+
+  it("8 entries for each of 250 people: 250 sent, in 3 chunks at once, and 1,750 superseded, each by its person's last entry", async () => {
+    const people = Array.from({ length: 250 }, (_, p) => `person${p}@acme-robotics.example`);
+    const input = Array.from({ length: 2_000 }, (_, i) => ({ email: people[i % 250]!, limit: i }));
+    const progress: UserLimitsProgress[] = [];
+    const result = await client.usageLimits.setUserLimits(input, { concurrency: 8, onProgress: (p) => progress.push(p) });
+    expect(chunkSizes).toEqual([CHUNK, CHUNK, 50]);
+    expect(result.updated).toEqual(input.slice(1_750));
+    expect(result.superseded).toHaveLength(1_750);
+    for (const entry of result.superseded) expect(entry.by).toBe(1_750 + (entry.index % 250));
+    expectAccountedFor(input, result);
+    // Each chunk's report counts the entries it decides: the last report's total is every entry.
+    expect(progress.reduce((n, p) => n + p.superseded.length, 0)).toBe(1_750);
+    expect(Math.max(...progress.map((p) => p.done))).toBe(input.length);
   });
 });
 
@@ -632,15 +689,11 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     body: { title: "Too Many Requests", detail: "slow down", status: 429 },
   });
 
-  /** A client on the server whose fetch resolves `refused` when an answer is a 429. */
+  /** A client on the server (with a key of its own) whose fetch resolves `refused` when an answer is a 429. */
   function watchingFor429() {
     let refused!: () => void;
     const seen = new Promise<void>((resolve) => (refused = resolve));
-    const watching = new OrgAgent({
-      apiKey: "k",
-      baseUrl: server.url,
-      maxRetries: 0,
-      logLevel: "off",
+    const watching = freshClient({
       fetch: async (url, init) => {
         const response = await fetch(url, init);
         if (response.status === 429) refused();
@@ -665,6 +718,8 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(error.partial).toEqual({
       updated: input.slice(0, CHUNK),
       errors: [],
+      superseded: [],
+      throttled: 1,
       uncertain: [],
       notSent: input.slice(CHUNK).map((e, i) => ({ ...e, index: CHUNK + i })),
     });
@@ -685,7 +740,7 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
       return undefined;
     };
     // The second chunk's failure is reported first; only then does the first chunk get its 429.
-    const result = await client.usageLimits.setUserLimits(input, { concurrency: 2, onProgress: () => first.release() });
+    const result = await freshClient().usageLimits.setUserLimits(input, { concurrency: 2, onProgress: () => first.release() });
 
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
     expect(result.updated).toEqual([]);
@@ -695,9 +750,8 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
   });
 
-  it("a chunk waiting for an earlier one with the same person is not sent once that one stops the job, however long a Retry-After holds the others", async () => {
+  it("a chunk held back by a long Retry-After is not sent again once another chunk's failure stops the job, nor is one waiting for its place", async () => {
     const input = entries(CHUNK * 3);
-    input[CHUNK * 2] = { email: input[0]!.email, limit: 7 }; // chunk 2 waits for chunk 0
     const first = hold(input[0]!);
     const { watching, refusedSeen } = watchingFor429();
     respond = (users) =>
@@ -709,16 +763,28 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     const started = performance.now();
     const pending = watching.usageLimits.setUserLimits(input, { concurrency: 2 });
     await Promise.all([first.there, refusedSeen]);
-    await sleep(300); // the 429 is handled: every chunk's next start waits 20 s
+    await sleep(300); // the 429 is handled: the refused chunk, and every request of the key, waits 20 s
     first.release();
     const result = await pending;
 
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
     expect(result.updated).toEqual([]);
+    expect(result.throttled).toBe(1);
     expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
     expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk one broke/.test(e.error))).toBe(true);
     expect(result.errors).toHaveLength(input.length);
+  });
+
+  it("a Retry-After over maxRetryAfter fails the chunk at once (not applied) and stops the job", async () => {
+    const input = entries(CHUNK * 3);
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { ...tooMany(0), headers: { "retry-after": "120" } } : undefined);
+    const result = await freshClient({ maxRetryAfter: 30_000 }).usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.slice(0, CHUNK).every((e) => /^not applied: 429/.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(429/.test(e.error))).toBe(true);
+    expect(result.throttled).toBe(0);
   });
 });
 
