@@ -200,11 +200,19 @@ describe("plugins: the seam of a rate controller", () => {
     expect(events.filter((event) => event.startsWith("before"))).toHaveLength(4);
   });
 
-  it("without a plugin's word the default policy decides: the same 429s with maxRetries 0 fail at the first", async () => {
+  it("without a plugin's word the SDK's own rate limiting waits the 429s out as throttles, every attempt heard by the plugin", async () => {
+    const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
+    const server = await scripted(tooMany, tooMany, tooMany);
+    const { events, plugin } = listening(() => undefined);
+    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(successExample("getComputer"));
+    expect(events.filter((event) => event.startsWith("after"))).toEqual(["after 1: 429", "after 2: 429", "after 3: 429", "after 4: 200"]);
+  });
+
+  it("without a plugin's word and with rateLimiting: false, the default policy decides: the same 429s with maxRetries 0 fail at the first", async () => {
     const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
     const server = await scripted(tooMany, tooMany, tooMany);
     const { plugin } = listening(() => undefined);
-    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(RateLimitError);
+    await expect(clientOn(server, { maxRetries: 0, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -222,11 +230,11 @@ describe("plugins: the seam of a rate controller", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("retries that do not count still end at the call's deadline", async () => {
+  it("retries that do not count still end at the call's deadline (a plugin that throttles in place of the SDK's rate limiting)", async () => {
     const tooMany = { status: 429, body: {} };
     const server = await scripted(...Array(50).fill(tooMany));
     const plugin: RequestPlugin = { retry: () => ({ retry: true, delay: 20, counted: false }) };
-    const error = await clientOn(server, { deadline: 150, plugins: [plugin] }).computers.get("cmp_1").catch((e: unknown) => e);
+    const error = await clientOn(server, { deadline: 150, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(server.requests.length).toBeGreaterThan(1);
     expect(server.requests.length).toBeLessThan(50);

@@ -29,24 +29,28 @@ export interface LimiterServerOptions extends EmulatorRateLimit {
   latency?: number;
   /** Every request is counted against this key, whatever it sends. Default: its Authorization header. */
   key?: (req: IncomingMessage) => string;
+  /** The body of an accepted request's answer, from the request's JSON body (undefined for none). Default `{}`. */
+  answer?: (body: unknown) => unknown;
 }
 
 export async function startLimiterServer(options: LimiterServerOptions): Promise<LimiterServer> {
-  const { latency = 10, key = (req) => req.headers.authorization ?? "", ...limit } = options;
+  const { latency = 10, key = (req) => req.headers.authorization ?? "", answer = () => ({}), ...limit } = options;
   const take = rateLimiter(limit)!;
   const accepted: number[] = [];
   const refused: number[] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
     const arrived = performance.now();
     const verdict = take(key(req));
     (verdict.refused ? refused : accepted).push(arrived);
-    req.resume();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
     const status = verdict.refused?.status ?? 200;
     setTimeout(() => {
       if (res.destroyed) return;
       res.writeHead(status, { "content-type": "application/json", ...verdict.headers });
-      res.end(verdict.refused ? JSON.stringify({ status }) : "{}");
+      res.end(JSON.stringify(verdict.refused ? { status } : answer(text ? JSON.parse(text) : undefined)));
     }, latency);
   });
   server.on("connection", (socket) => {

@@ -1,0 +1,222 @@
+// Throttles as every call meets them: a 429 (or a 503 of an idempotent call under overload) is waited out as the rate
+// controller of the key and host says and sent again through it, without using up maxRetries; a single call gives up
+// after 10 throttles in a row, a bulk job's call never (its deadline and signal still end it); a wait over
+// maxRetryAfter, past the deadline, or an abort ends the call; every attempt, the first and each retry, takes its turn
+// from the controller, which two clients of the same key share. Against loopback servers that rate-limit in each style
+// real services use (test/support/limiter-server.ts) and scripted ones: what is checked are counts (requests, refusals,
+// waits) and ratios within one run, never a duration beyond a wide bound.
+import { describe, expect, it, type TestContext } from "vitest";
+import { rateControllerFor } from "../../src/core/rate-registry.js";
+import { APIConnectionTimeoutError, APIUserAbortError, InternalServerError, OrgAgent, RateLimitError, type ClientOptions } from "../../src/index.js";
+import { RATE_LIMIT_STYLES } from "../../src/emulator/network.js";
+import { startLimiterServer, type LimiterServer, type LimiterServerOptions } from "../support/limiter-server.js";
+import { specOperation, successExample } from "../support/spec.js";
+import { startLoopback, type Loopback, type Reply } from "./support/loopback.js";
+
+type Entry = { email: string; limit: number };
+/** The limits PUT answered as the API does when every entry is applied. */
+const applied = (body: unknown) => ({ updated: (body as { users?: Entry[] } | undefined)?.users ?? [], errors: [] });
+const entries = (count: number, tag = "p") => Array.from({ length: count }, (_, i) => ({ email: `${tag}${i}@acme-robotics.example`, limit: i }));
+const session = specOperation("createSession").requestExample as Parameters<OrgAgent["sessions"]["create"]>[0];
+
+let keys = 0;
+/** A client with a key of its own (so a controller of its own, unless given the same key as another). */
+function clientOf(url: string, options: ClientOptions = {}): OrgAgent {
+  return new OrgAgent({ apiKey: `throttle-key-${++keys}`, baseUrl: url, maxRetries: 0, logLevel: "off", ...options });
+}
+
+/** A limiter server the test stops when it ends. */
+async function limited(options: LimiterServerOptions, test: TestContext): Promise<LimiterServer> {
+  const server = await startLimiterServer({ answer: applied, ...options });
+  test.onTestFinished(() => server.close());
+  return server;
+}
+
+/** A server answering its n-th request with `replies[n - 1]`, and the limits PUT's success after them. */
+async function scripted(test: TestContext, ...replies: Reply[]): Promise<Loopback> {
+  const server = await startLoopback((request) => replies[server.requests.length - 1] ?? { body: applied(request.body) });
+  test.onTestFinished(() => server.close());
+  return server;
+}
+
+const tooMany = (headers: Record<string, string> = { "retry-after-ms": "0" }): Reply => ({ status: 429, headers, body: { title: "Too Many Requests", status: 429 } });
+const overloaded = (headers: Record<string, string> = { "retry-after": "0" }): Reply => ({ status: 503, headers, body: { title: "Service Unavailable", status: 503 } });
+/** One limits PUT as a single call (not a bulk job). */
+const putOne = (client: OrgAgent, options: object = {}) => client.request("setUserLimits", { body: { users: entries(1) } }, options);
+
+describe("a single call", () => {
+  it("throttled by a token bucket: every call succeeds with maxRetries 0, and every attempt took its turn from the controller", async (test) => {
+    const server = await limited({ requestsPerSecond: 20, burst: 1 }, test);
+    const client = clientOf(server.url);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => putOne(client)));
+    expect(answers).toHaveLength(12);
+    expect(server.accepted).toHaveLength(12);
+    expect(server.refused.length).toBeGreaterThan(0);
+    // Every request that reached the server, the first attempts and every retry, was started by the controller.
+    const controller = rateControllerFor(`throttle-key-${keys}`, server.url);
+    expect(controller.state.started).toBe(server.accepted.length + server.refused.length);
+    expect(controller.state.refused).toBe(server.refused.length);
+  });
+
+  it("gives up after 10 throttles in a row, with the last 429: 11 requests", async (test) => {
+    const server = await scripted(test, ...Array.from({ length: 20 }, () => tooMany()));
+    const error = await putOne(clientOf(server.url, { maxRetries: 5 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(11);
+  });
+
+  it("a failure between throttles starts the count again, and counts against maxRetries itself", async (test) => {
+    const throttles = Array.from({ length: 9 }, () => tooMany());
+    const server = await scripted(test, ...throttles, { status: 500, body: {} }, ...throttles);
+    const answer = await putOne(clientOf(server.url, { maxRetries: 1, backoff: { initial: 1, max: 1 } }));
+    expect(answer).toEqual(applied({ users: entries(1) }));
+    expect(server.requests).toHaveLength(20);
+  });
+
+  it("a wait asked for over maxRetryAfter fails at once with its retryAfter; the next call is not held that long, the service answers it", async (test) => {
+    const server = await scripted(test, tooMany({ "retry-after": "120" }), tooMany({ "retry-after": "120" }));
+    const client = clientOf(server.url, { maxRetryAfter: 30_000 });
+    const started = performance.now();
+    const first = await putOne(client).catch((e: unknown) => e);
+    const second = await putOne(client).catch((e: unknown) => e);
+    expect([first, second].map((e) => (e as RateLimitError).retryAfter)).toEqual([120_000, 120_000]);
+    expect(server.requests).toHaveLength(2);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("a wait that would pass the deadline ends the call with the throttle, without waiting", async (test) => {
+    const server = await scripted(test, tooMany({ "retry-after-ms": "10000" }));
+    const started = performance.now();
+    const error = await putOne(clientOf(server.url), { deadline: 1_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("a hold of the key's controller longer than the deadline ends the next call as a deadline timeout, before it is sent", async (test) => {
+    const server = await scripted(test, tooMany({ "retry-after-ms": "4000" }));
+    const client = clientOf(server.url);
+    // The first call waits out 4 s; the second waits for the same hold and its 300 ms deadline ends it first.
+    const first = putOne(client);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const error = await putOne(client, { deadline: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(error).toMatchObject({ limit: "deadline", ms: 300 });
+    expect(server.requests).toHaveLength(1);
+    await first;
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("an abort during the wait ends the call at once, and nothing more is sent", async (test) => {
+    const server = await scripted(test, tooMany({ "retry-after-ms": "10000" }));
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = putOne(clientOf(server.url), { signal: controller.signal }).catch((e: unknown) => e);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(APIUserAbortError);
+    expect(server.requests).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it("a 503 with Retry-After is a throttle for an idempotent call (the PUT): sent again, without using up maxRetries", async (test) => {
+    const server = await scripted(test, overloaded(), overloaded(), overloaded());
+    expect(await putOne(clientOf(server.url))).toEqual(applied({ users: entries(1) }));
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("a 503 is not a throttle for a write that is not idempotent (creating a session): it may have been acted on, so it is not sent again", async (test) => {
+    const server = await scripted(test, overloaded());
+    const error = await clientOf(server.url, { maxRetries: 2 })
+      .sessions.create(session)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error).toMatchObject({ status: 503 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a 429 on that write is: the service refused it before acting on it", async (test) => {
+    const server = await scripted(test, tooMany(), tooMany(), { status: 201, body: successExample("createSession") });
+    await expect(clientOf(server.url).sessions.create(session)).resolves.toEqual(successExample("createSession"));
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a bare 503 of a single call (no Retry-After) is a server failure: retried within maxRetries", async (test) => {
+    const server = await scripted(test, overloaded({}), overloaded({}), overloaded({}));
+    const error = await putOne(clientOf(server.url, { maxRetries: 1, backoff: { initial: 1, max: 1 } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("with rateLimiting: false a 429 is retried as any retryable failure, within maxRetries", async (test) => {
+    const server = await scripted(test, tooMany(), tooMany(), tooMany());
+    const error = await putOne(clientOf(server.url, { rateLimiting: false, maxRetries: 1, backoff: { initial: 1, max: 1 } })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("a bulk job's call", () => {
+  it("waits out more than 10 throttles in a row: setUserLimits applies the chunk, and says how many waits it took", async (test) => {
+    const server = await scripted(test, ...Array.from({ length: 14 }, () => tooMany()));
+    const input = entries(5);
+    const result = await clientOf(server.url).usageLimits.setUserLimits(input);
+    expect(result).toEqual({ updated: input, errors: [], superseded: [], throttled: 14 });
+    expect(server.requests).toHaveLength(15);
+  });
+
+  it("setUserLimits under overload (503 with Retry-After) never gives up while its deadline allows: every entry applied", async (test) => {
+    const server = await limited({ requestsPerSecond: 40, burst: 1, style: "overload" }, test);
+    const input = entries(3_000);
+    const result = await clientOf(server.url).usageLimits.setUserLimits(input, { concurrency: 8 });
+    expect(result.updated).toEqual(input);
+    expect(result.errors).toEqual([]);
+    expect(server.accepted).toHaveLength(30);
+    expect(result.throttled).toBe(server.refused.length);
+  });
+});
+
+describe("one controller per key and host", () => {
+  it("two clients with the same key share one: together they stay at the limit, with few refusals", async (test) => {
+    const server = await limited({ requestsPerSecond: 20, burst: 2 }, test);
+    const key = `shared-key-${++keys}`;
+    const [a, b] = [clientOf(server.url, { apiKey: key }), clientOf(server.url, { apiKey: key })];
+    const [first, second] = await Promise.all([
+      a.usageLimits.setUserLimits(entries(3_000, "a"), { concurrency: 8 }),
+      b.usageLimits.setUserLimits(entries(3_000, "b"), { concurrency: 8 }),
+    ]);
+    expect(first.updated.length + second.updated.length).toBe(6_000);
+    expect(rateControllerFor(key, server.url).state.started).toBe(server.accepted.length + server.refused.length);
+    // Sixty requests at 20 a second: about 3 s. Two controllers fighting would each climb past the limit and meet
+    // far more refusals than one that learned it.
+    expect(server.refused.length).toBeLessThan(server.accepted.length / 2);
+    expect(server.steadyFraction()).toBeGreaterThan(0.8);
+  });
+
+  it("two keys are two controllers: what one is told does not hold the other back", async (test) => {
+    const server = await scripted(test, tooMany({ "retry-after-ms": "3000" }));
+    const held = clientOf(server.url);
+    const pending = putOne(held);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const started = performance.now();
+    await putOne(clientOf(server.url));
+    expect(performance.now() - started).toBeLessThan(2_500);
+    await pending;
+  });
+});
+
+// Each style at once (a server of its own each): the file takes about one job's time.
+describe.concurrent("setUserLimits at concurrency 8 under each style of rate limit: every entry applied, at the allowed rate", () => {
+  it.for(RATE_LIMIT_STYLES)("%s", async (style, test) => {
+    const server = await limited({ requestsPerSecond: 20, style }, test);
+    const input = entries(10_000);
+    const result = await clientOf(server.url).usageLimits.setUserLimits(input, { concurrency: 8 });
+    expect(result.updated).toEqual(input);
+    expect(result.throttled).toBe(server.refused.length);
+    // 100 requests at 20 a second: 5 s, in which learning the limit is a small part (see rate-controller.test.ts).
+    expect(server.fraction()).toBeGreaterThan(0.75);
+    expect(server.refused.length).toBeLessThan(server.accepted.length / 3);
+  });
+});
