@@ -1,11 +1,12 @@
 // `orgagent limits set`: per-user credit limits from a CSV file. Every row is checked (against the spec's rule for a
-// limit entry) before anything is sent; a later row for the same e-mail replaces the earlier one, so each person
-// gets exactly one entry; rejected entries are reported with their line.
+// limit entry) before anything is sent; a later row for the same e-mail decides that person's limit, by setUserLimits'
+// own rule (the earlier rows are not sent, and are counted); rejected entries are reported with their line.
 import { type Command, Option } from "commander";
 import { CsvError, parse as parseCsv } from "csv-parse/sync";
 import { operations } from "../../generated/spec-tables.js";
 import { ValidationError } from "../core/errors.js";
 import { checkField, type FieldRule } from "../core/validate.js";
+import { lastEntryPerEmail } from "../usage-limits.js";
 import { readInput, type Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
 import { addOutputOptions, concurrencyOption, examples, type WithOutput } from "./options.js";
@@ -16,9 +17,9 @@ export interface LimitEntry {
 }
 
 export interface ParsedLimits {
-  /** One entry per e-mail (compared without letter case), with the value of its last row. */
+  /** Every well-formed row, in file order (a later row for the same e-mail decides: see lastEntryPerEmail). */
   readonly entries: LimitEntry[];
-  /** Line number of each entry in the file (the row whose value is sent). */
+  /** Line number of each entry in the file. */
   readonly lines: number[];
   /** Malformed rows, as `line N: why`. */
   readonly problems: string[];
@@ -50,7 +51,6 @@ export function parseLimitsCsv(text: string, { delimiter = "," }: { delimiter?: 
     width = first.length;
     records = records.slice(1);
   }
-  const indexByEmail = new Map<string, number>();
   let otherDelimiter: string | undefined;
   for (const { record, info } of records) {
     const line = info.lines;
@@ -77,17 +77,12 @@ export function parseLimitsCsv(text: string, { delimiter = "," }: { delimiter?: 
       result.problems.push(`line ${line}: ${error.field.replace(/^entry\./, "")} ${JSON.stringify(error.value)} is not allowed; expected ${error.allowed}`);
       continue;
     }
-    const key = email.toLowerCase();
-    const earlier = indexByEmail.get(key);
-    if (earlier === undefined) {
-      indexByEmail.set(key, result.entries.length);
-      result.entries.push(entry);
-      result.lines.push(line);
-    } else {
-      result.warnings.push(`line ${line}: ${email} is also on line ${result.lines[earlier]}; line ${line} wins (limit ${entry.limit})`);
-      result.entries[earlier] = entry;
-      result.lines[earlier] = line;
-    }
+    result.entries.push(entry);
+    result.lines.push(line);
+  }
+  for (const { index, by } of lastEntryPerEmail(result.entries).superseded) {
+    const { email, limit } = result.entries[by]!;
+    result.warnings.push(`line ${result.lines[by]}: ${email} is also on line ${result.lines[index]}; line ${result.lines[by]} wins (limit ${limit})`);
   }
   if (otherDelimiter) {
     const shown = otherDelimiter === "\t" ? "tab" : otherDelimiter;
@@ -117,9 +112,9 @@ export function limitsCommands(program: Command, context: Context): void {
       "The file has two columns, e-mail and limit (a whole number of credits). A first row naming the columns",
       "(email,limit or e-mail,limit, in either order) is optional. Every row is checked against the API's rules",
       "before anything is sent: malformed rows are all reported with their line numbers and nothing is sent (exit 2).",
-      "A later row for the same e-mail (in any letter case) replaces the earlier one: one entry per person is sent.",
-      "The entries go out in chunks of the API's maximum, --concurrency at once (a later row for a person that is in",
-      "another chunk is still applied after the earlier one); entries the API rejects are listed with their line (exit 3).",
+      "The last row for an e-mail (in any letter case) decides that person's limit: only it is sent, and the earlier",
+      "rows are counted as replaced. The entries go out in chunks of the API's maximum, --concurrency at once, at the",
+      "pace the service allows; entries the API rejects are listed with their line (exit 3).",
       "On a terminal, a progress line counts the entries as their chunks complete.",
     ].join("\n"),
   );
@@ -145,8 +140,9 @@ export function limitsCommands(program: Command, context: Context): void {
     if (!entries.length) throw new CliError(`${flags.file}: no entries to send.`, EXIT.usage, "The file needs rows of e-mail,limit.");
     const json = flags.json !== undefined || flags.format === "json";
     if (flags.dryRun) {
-      if (json) context.out.line(JSON.stringify({ users: entries }, null, 2));
-      else context.out.line(`Would set ${entries.length} limit${entries.length === 1 ? "" : "s"} (dry run, nothing sent):\n${entries.map((e, i) => `  line ${lines[i]}  ${e.email}  ${e.limit}`).join("\n")}`);
+      const deciding = lastEntryPerEmail(entries).deciding;
+      if (json) context.out.line(JSON.stringify({ users: deciding.map((i) => entries[i]) }, null, 2));
+      else context.out.line(`Would set ${deciding.length} limit${deciding.length === 1 ? "" : "s"} (dry run, nothing sent):\n${deciding.map((i) => `  line ${lines[i]}  ${entries[i]!.email}  ${entries[i]!.limit}`).join("\n")}`);
       return;
     }
     const progress = context.out.progress();
@@ -160,7 +156,10 @@ export function limitsCommands(program: Command, context: Context): void {
       .finally(() => progress(undefined));
     if (json) context.out.line(JSON.stringify(result, null, 2));
     else {
-      const out = [`Applied ${result.updated.length} of ${entries.length} limits; rejected ${result.errors.length}.`];
+      const sent = entries.length - result.superseded.length;
+      const replaced = result.superseded.length;
+      const rows = replaced ? `; ${replaced} earlier row${replaced === 1 ? "" : "s"} for the same e-mail not sent (a later row wins)` : "";
+      const out = [`Applied ${result.updated.length} of ${sent} limits; rejected ${result.errors.length}${rows}.`];
       for (const { email, error, index } of result.errors) out.push(`  rejected  line ${lines[index] ?? "?"}  ${email}: ${error}`);
       context.out.line(out.join("\n"));
     }

@@ -280,7 +280,7 @@ describe("limits set", () => {
     expect(emulator.limits().get(a!.email)).toBe(7000);
   });
 
-  test("a repeated e-mail (in any letter case): the later row is the one entry sent, and a rejection blames its line", async () => {
+  test("a repeated e-mail (in any letter case): the last row is the one entry sent, the earlier ones are counted, and a rejection blames its line", async () => {
     const [a, b] = emulator.org.users;
     const rows = [`${a!.email},100`, `${b!.email},200`, `${a!.email.toUpperCase()},300`, "ghost@acme-robotics.com,1", "GHOST@acme-robotics.com,2"];
     const file = writeFile(dir, "repeated.csv", `${rows.join("\n")}\n`);
@@ -288,17 +288,17 @@ describe("limits set", () => {
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toEqual({
       users: [
-        { email: a!.email.toUpperCase(), limit: 300 },
         { email: b!.email, limit: 200 },
+        { email: a!.email.toUpperCase(), limit: 300 },
         { email: "GHOST@acme-robotics.com", limit: 2 },
       ],
     });
     expect(dry.stderr).toContain(`warning: line 3: ${a!.email.toUpperCase()} is also on line 1; line 3 wins (limit 300)`);
     const table = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
-    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 3 {2}/);
+    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 2 {2}.*\n {2}line 3 {2}.*\n {2}line 5 {2}/);
     const sent = await orgagent(["limits", "set", "--file", file]);
     expect(sent.code).toBe(3);
-    expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1.");
+    expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1; 2 earlier rows for the same e-mail not sent (a later row wins).");
     expect(sent.stdout).toMatch(/rejected {2}line 5 {2}GHOST@acme-robotics\.com: No user/);
     expect(emulator.limits().get(a!.email)).toBe(300);
   });
@@ -337,7 +337,10 @@ describe("limits set", () => {
     const file = writeFile(dir, "one-ghost.csv", Array.from({ length: 40_000 }, (_, i) => `ghost@acme-robotics.com,${i}`).join("\n"));
     const { code, stdout, stderr, ms } = await orgagent(["limits", "set", "--file", file]);
     expect(code).toBe(3);
-    expect(stdout).toBe("Applied 0 of 1 limits; rejected 1.\n  rejected  line 40000  ghost@acme-robotics.com: No user with this e-mail in the organization.\n");
+    expect(stdout).toBe(
+      "Applied 0 of 1 limits; rejected 1; 39999 earlier rows for the same e-mail not sent (a later row wins).\n" +
+        "  rejected  line 40000  ghost@acme-robotics.com: No user with this e-mail in the organization.\n",
+    );
     expect(stderr.trim().split("\n")).toHaveLength(11);
     expect(stderr).toContain("... and 39989 more rows repeat an earlier e-mail");
     expect(ms).toBeLessThan(5_000); // 40,000 entries sent and looked up one by one took 12 s
