@@ -139,8 +139,10 @@ export function contenders(OrgAgent, rateController) {
     const outcome = result ?? run.error?.partial;
     const lists = outcome ? Object.values(outcome).filter(Array.isArray) : [];
     const accounted = lists.flatMap((list) => list.map((e) => entryKey(e.index === undefined ? e : entries[e.index] ?? e)));
-    const notApplied = outcome ? lists.reduce((n, list) => n + (list === outcome.updated ? 0 : list.length), 0) : entries.length;
-    return { ...run, accounted, notAppliedByJob: notApplied };
+    // Not applied: in `errors`, `notSent` or `uncertain`, or superseded by an entry that is (its outcome is that one's).
+    const failed = new Set(lists.filter((list) => list !== outcome.updated && list !== outcome.superseded).flatMap((list) => list.map((e) => e.index)));
+    const notApplied = outcome ? failed.size + (outcome.superseded ?? []).filter((e) => failed.has(e.by)).length : entries.length;
+    return { ...run, accounted, notAppliedByJob: notApplied, throttled: outcome?.throttled };
   };
 
   /** `paced`: each job's requests go through the controller of the server's key and host (both jobs share it). */

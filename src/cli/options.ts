@@ -63,13 +63,13 @@ export function pageSizeOption(rule: FieldRule, what: string): Option {
 
 /**
  * The CLI's default for `--concurrency`: eight requests at once, which is the speed-up a bulk job over a real
- * network gets; the SDK lowers it by itself while the API answers 429.
+ * network gets; the SDK paces the requests by itself at the rate the API allows.
  */
 export const CONCURRENCY_DEFAULT = 8;
 
 /** `--concurrency`: how many `what` the SDK has in flight at once. */
 export function concurrencyOption(what: string): Option {
-  return new Option("--concurrency <n>", `${what} in flight at once (1-${MAX_CONCURRENCY}; fewer while the API answers 429)`)
+  return new Option("--concurrency <n>", `${what} in flight at once (1-${MAX_CONCURRENCY}; paced to the API's rate limit)`)
     .argParser(wholeNumber("--concurrency", 1, MAX_CONCURRENCY))
     .default(CONCURRENCY_DEFAULT);
 }

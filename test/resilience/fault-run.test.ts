@@ -3,6 +3,9 @@
 // must be a typed OrgAgentError, no rejection may go unhandled, no error or log line may carry the API key, and
 // nothing may stay open: no timer or handle in this process, no connection holding a request on either server 1 s
 // after the last call (counted from the servers' side), and a child process making such calls exits at once.
+// The clients do not pace their requests (`rateLimiting: false`): the server refuses a tenth of all attempts with 429
+// whatever the rate, which a rate controller rightly answers by slowing down, as TCP does under loss. That every way
+// an attempt ends gives its turn back to the controller is test/sdk/throttles.test.ts's to show.
 import { expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import { OrgAgent, OrgAgentError } from "../../src/index.js";
@@ -23,7 +26,7 @@ const STALLED_EVERY = 14; // coprime with the 15 operations, so each of them mee
 const CHILD = `
   import { OrgAgent } from "./src/index.ts";
   const [faultUrl, stalledUrl] = process.argv.slice(2);
-  const options = { apiKey: "sk-child-key-0000", timeout: 150, backoff: { initial: 5, max: 40 }, maxRetryAfter: 200, logLevel: "off" };
+  const options = { apiKey: "sk-child-key-0000", timeout: 150, backoff: { initial: 5, max: 40 }, maxRetryAfter: 200, rateLimiting: false, logLevel: "off" };
   const clients = [faultUrl, stalledUrl].map((url) => new OrgAgent({ ...options, baseUrl: url, appUrl: url }));
   const settled = { succeeded: 0, failed: 0 };
   let next = 0;
@@ -71,6 +74,7 @@ it(`${CALLS} calls through injected faults: no duplicate write, every failure ty
       timeout: 150,
       backoff: { initial: 5, max: 40 },
       maxRetryAfter: 200, // the server's `Retry-After: 1` is over it: those calls give up at once
+      rateLimiting: false,
       logLevel: "debug",
       logger,
     });

@@ -10,6 +10,7 @@ import { rateControllerFor } from "../../src/core/rate-registry.js";
 import { APIConnectionTimeoutError, APIUserAbortError, InternalServerError, OrgAgent, RateLimitError, type ClientOptions } from "../../src/index.js";
 import { RATE_LIMIT_STYLES } from "../../src/emulator/network.js";
 import { startLimiterServer, type LimiterServer, type LimiterServerOptions } from "../support/limiter-server.js";
+import { startFaultServer, type Fault } from "../resilience/fault-server.js";
 import { specOperation, successExample } from "../support/spec.js";
 import { startLoopback, type Loopback, type Reply } from "./support/loopback.js";
 
@@ -155,6 +156,34 @@ describe("a single call", () => {
     const error = await putOne(clientOf(server.url, { rateLimiting: false, maxRetries: 1, backoff: { initial: 1, max: 1 } })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe("every way an attempt ends gives its turn back", () => {
+  it("resets, stalls, cut-off bodies, bad bytes, errors and aborts: every request was started by the controller, and none is left in flight", async (test) => {
+    const faults: Fault[] = [
+      { kind: "reset-before-read" },
+      { kind: "reset-after-apply" },
+      { kind: "stall" },
+      { kind: "truncate" },
+      { kind: "raw", status: 200, headers: { "content-type": "application/json" }, body: "{not json" },
+      { kind: "status", status: 500 },
+      { kind: "status", status: 404 },
+    ];
+    const server = await startFaultServer(({ n }) => faults[(n - 1) % faults.length]!);
+    test.onTestFinished(() => server.close());
+    const client = clientOf(server.url, { timeout: 200, maxRetries: 1, backoff: { initial: 1, max: 1 } });
+    const aborted = new AbortController();
+    const calls = Array.from({ length: 28 }, (_, i) =>
+      client.computers.get("cmp_3e9d0a4b7c2f4e61", i % 7 === 6 ? { signal: aborted.signal } : {}).catch((e: unknown) => e),
+    );
+    setTimeout(() => aborted.abort(), 20);
+    await Promise.all(calls);
+    const controller = rateControllerFor(`throttle-key-${keys}`, server.url);
+    expect(controller.state.inFlight).toBe(0);
+    expect(controller.state.waiting).toBe(0);
+    expect(controller.state.started).toBe(server.requests.length);
+    expect(server.requests.length).toBeGreaterThan(28);
   });
 });
 
