@@ -5,6 +5,7 @@
 import { getEventListeners } from "node:events";
 import { afterAll, describe, expect, it } from "vitest";
 import { APIUserAbortError, UserLimitsAbortedError } from "../../src/index.js";
+import type { Fault } from "./fault-server.js";
 import { captureLogger, leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted, serve } from "./support.js";
 import { scaled } from "../support/scale.js";
@@ -82,6 +83,22 @@ it("aborts a page promise through its options (the last argument)", async () => 
   expect(await rejection(Promise.resolve(page))).toBeInstanceOf(APIUserAbortError);
 });
 
+/**
+ * A signal that takes on the reason of an AbortSignal.timeout(ms) started when the server has the first request, which
+ * meets `first` (the later ones are answered normally): on a loaded machine a timeout started before the call could
+ * fire before anything reached the server.
+ */
+function timeoutOnceServed(ms: number, first: Fault = { kind: "ok" }) {
+  const controller = new AbortController();
+  const plan = ({ n }: { n: number }): Fault => {
+    if (n !== 1) return { kind: "ok" };
+    const timeout = AbortSignal.timeout(ms);
+    timeout.addEventListener("abort", () => controller.abort(timeout.reason));
+    return first;
+  };
+  return { signal: controller.signal, plan };
+}
+
 describe("the abort's cause is the signal's reason: a timeout tells itself from a manual abort", () => {
   it("AbortSignal.timeout while the request is in flight: cause is a TimeoutError, and the message says so", async () => {
     const server = await serve(() => ({ kind: "stall" }));
@@ -113,9 +130,10 @@ describe("the abort's cause is the signal's reason: a timeout tells itself from 
   });
 
   it("a timeout signal that fires during a backoff wait, or between pages", async () => {
-    const failing = await scripted({ kind: "status", status: 503 });
+    const backoff = timeoutOnceServed(50, { kind: "status", status: 500 });
+    const failing = await serve(backoff.plan);
     const client = clientOf(failing, { backoff: { initial: 10_000, max: 10_000 } });
-    const waiting = await rejection(client.computers.get("cmp_1", { signal: AbortSignal.timeout(50) }));
+    const waiting = await rejection(client.computers.get("cmp_1", { signal: backoff.signal }));
     expect(waiting.cause.name).toBe("TimeoutError");
     expect(failing.requests).toHaveLength(1);
 
@@ -135,8 +153,9 @@ describe("the abort's cause is the signal's reason: a timeout tells itself from 
 
   it("a timeout signal that fires while a waiter pauses between polls", async () => {
     // The spec's first getSession example is a running session: the wait goes on.
-    const server = await scripted();
-    const error = await rejection(clientOf(server).sessions.waitUntilIdle("sess_1", { interval: 10_000, signal: AbortSignal.timeout(50) }));
+    const { signal, plan } = timeoutOnceServed(50);
+    const server = await serve(plan);
+    const error = await rejection(clientOf(server).sessions.waitUntilIdle("sess_1", { interval: 10_000, signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error.cause.name).toBe("TimeoutError");
     expect(server.requests).toHaveLength(1);
