@@ -87,7 +87,7 @@ export function analyticsCommands(program: Command, context: Context): void {
       pageCount++;
       rowCount += page.data.length;
       // ndjson streams as it goes; the other formats need every row first (column widths, one JSON array).
-      if (streaming) for (const row of page.data) context.out.line(JSON.stringify(row));
+      if (streaming) for (const row of page.data) context.out.json(row);
       else rows.push(...(page.data as unknown as Row[]));
       progress(`users: ${rowCount} rows, ${pageCount} page${pageCount === 1 ? "" : "s"}`);
     }

@@ -6,6 +6,7 @@ import { DEFAULTS } from "../core/options.js";
 import { OrgAgent, type LogLevel, type Logger } from "../index.js";
 import { CliError, EXIT, HostUnreachableError, type FailureContext } from "./errors.js";
 import { Output, type Io } from "./output.js";
+import { terminalText } from "./terminal-text.js";
 
 interface GlobalOptions {
   apiKey?: string;
@@ -72,12 +73,21 @@ export class Context implements FailureContext {
       throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);
     }
     if (!isHttpUrl(url)) {
-      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(url)}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
+      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(shownUrl(url))}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
+    }
+    if (hasUserinfo(url)) {
+      throw new CliError(
+        `${this.hostSource} must not hold a user name or password: ${JSON.stringify(shownUrl(url))}.`,
+        EXIT.usage,
+        "Give the address alone; the key goes in ORGAGENT_API_KEY or --api-key.",
+      );
     }
     return new OrgAgent({
       apiKey: options.apiKey,
-      baseUrl: appHost ? (options.baseUrl && isHttpUrl(options.baseUrl) ? options.baseUrl : url) : url,
-      appUrl: appHost ? url : options.appUrl && isHttpUrl(options.appUrl) ? options.appUrl : undefined,
+      // The other host is passed on only when it is usable: the command does not need it, so it is not checked
+      // (and "" rather than undefined, so that the SDK does not read it from ORGAGENT_APP_URL itself).
+      baseUrl: appHost ? (usable(options.baseUrl) ? options.baseUrl : url) : url,
+      appUrl: appHost ? url : usable(options.appUrl) ? options.appUrl : "",
       timeout: this.requestTimeout * 1000,
       logLevel: this.logLevel(options.debug),
       logger: this.logger(),
@@ -96,9 +106,9 @@ export class Context implements FailureContext {
     return level as LogLevel;
   }
 
-  /** SDK logs go to stderr (the SDK has already replaced the key with ***). */
+  /** SDK logs go to stderr (the SDK has already replaced the key with ***), one line each, unable to drive the terminal. */
   private logger(): Logger {
-    const write = (message: string) => void this.io.stderr.write(`${message}\n`);
+    const write = (message: string) => void this.io.stderr.write(`${terminalText(message)}\n`);
     return { error: write, warn: write, info: write, debug: write };
   }
 
@@ -129,6 +139,40 @@ function unreachable(error: unknown): string | undefined {
     if (codes.length && codes.every((code: string) => code === "ECONNREFUSED")) return UNREACHABLE.ECONNREFUSED;
   }
   return undefined;
+}
+
+/**
+ * A URL as the CLI may show it: never with what could be a user name or password. Parsed, it is shown without them;
+ * text that is no URL with a host loses everything from its scheme to its last "@" (a password may hold "@" or "/").
+ */
+export function shownUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    // Without a host (`htps:admin:pw@host`), what follows the scheme is one opaque text: read it as text.
+    if (!url.host) throw new TypeError("no host");
+    if (url.username || url.password) {
+      url.username = "";
+      url.password = "";
+      // Some URLs cannot lose their user info (a scheme without a host): show the scheme alone then.
+      if (url.username || url.password) return `${url.protocol}//***`;
+      return url.href.replace(/^([^:]+:\/\/)/, "$1***@");
+    }
+    return value;
+  } catch {
+    const at = value.lastIndexOf("@");
+    if (at < 0) return value;
+    const scheme = /^[a-z][a-z\d+.-]*:\/*/i.exec(value)?.[0] ?? "";
+    return `${scheme}***@${value.slice(at + 1)}`;
+  }
+}
+
+function usable(value: string | undefined): value is string {
+  return !!value && isHttpUrl(value) && !hasUserinfo(value);
+}
+
+function hasUserinfo(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== "" || url.password !== "";
 }
 
 function isHttpUrl(value: string): boolean {

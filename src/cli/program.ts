@@ -14,6 +14,7 @@ import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
 import { reportCommand } from "./report.js";
 import { sessionCommands } from "./sessions.js";
+import { terminalText } from "./terminal-text.js";
 
 const EXIT_CODES = [
   "",
@@ -107,7 +108,10 @@ export async function run(argv: readonly string[], io: Io = process): Promise<nu
     // commander has printed its own message; help and --version end with 0, every other parse failure is usage.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     const { message, hint, exitCode } = explain(error, context);
-    io.stderr.write(`orgagent: ${message}\n${hint ? `${hint}\n` : ""}`);
+    // The message may quote the server (a title, a detail, a request id): it never drives the terminal, and only
+    // the CLI's own messages (a list of malformed rows) span several lines.
+    const shown = terminalText(message, { multiline: error instanceof CliError });
+    io.stderr.write(`orgagent: ${shown}\n${hint ? `${terminalText(hint)}\n` : ""}`);
     return exitCode;
   }
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { run } from "../../src/cli.js";
+import { parseLimitsCsv, run } from "../../src/cli.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { OrgAgent, dateRange, type EnterpriseControlChange, type UserRow } from "../../src/index.js";
 import { bundleCli, cleanEnv, day, runProcess, writeFile, type Run } from "./support.js";
@@ -295,7 +295,19 @@ describe("limits set", () => {
     });
     expect(dry.stderr).toContain(`warning: line 3: ${a!.email.toUpperCase()} is also on line 1; line 3 wins (limit 300)`);
     const table = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
-    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 3 {2}/);
+    // An aligned table: numbers to the right, e-mails to the left, each column as wide as its widest cell.
+    const width = Math.max(a!.email.length, b!.email.length, "GHOST@acme-robotics.com".length);
+    expect(table.stdout).toBe(
+      [
+        "Dry run: only the file was checked, against the API's rules; the service was not asked and nothing was sent.",
+        "3 limits would be set:",
+        `  line  ${"email".padEnd(width)}  limit`,
+        `     3  ${a!.email.toUpperCase().padEnd(width)}    300`,
+        `     2  ${b!.email.padEnd(width)}    200`,
+        `     5  ${"GHOST@acme-robotics.com".padEnd(width)}      2`,
+        "",
+      ].join("\n"),
+    );
     const sent = await orgagent(["limits", "set", "--file", file]);
     expect(sent.code).toBe(3);
     expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1.");
@@ -329,8 +341,8 @@ describe("limits set", () => {
     expect([semi.code, tab.code, semiOk.code, tabOk.code]).toEqual([2, 2, 0, 0]);
     expect(semi.stderr).toContain(`the rows seem to be separated by ";", not ",": pass --delimiter ';'`);
     expect(tab.stderr).toContain(`the rows seem to be separated by tabs, not ",": pass --delimiter tab`);
-    expect(semiOk.stdout).toContain("Would set 2 limits");
-    expect(tabOk.stdout).toContain("Would set 2 limits");
+    expect(semiOk.stdout).toContain("\n2 limits would be set:\n");
+    expect(tabOk.stdout).toContain("\n2 limits would be set:\n");
   });
 
   test("40,000 rows of one unknown e-mail: one entry sent, its rejection blamed on the last line, in linear time", async () => {
@@ -341,6 +353,40 @@ describe("limits set", () => {
     expect(stderr.trim().split("\n")).toHaveLength(11);
     expect(stderr).toContain("... and 39989 more rows repeat an earlier e-mail");
     expect(ms).toBeLessThan(5_000); // 40,000 entries sent and looked up one by one took 12 s
+  });
+
+  test("a row is reported by the line it starts on: a quoted field spanning lines 4-5 is line 4; blank lines and CRLF count", () => {
+    const text = 'email,limit\r\n\r\na@acme-robotics.com,1\r\n"broken\r\nmail",2\r\n\r\n  \r\nb@acme-robotics.com,"3\n"\r\nc@acme-robotics.com,4';
+    expect(parseLimitsCsv(text)).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "c@acme-robotics.com", limit: 4 }],
+      lines: [3, 10],
+      problems: ['line 4: "broken\\r\\nmail" is not an e-mail address', 'line 8: limit "3\\n" is not a whole number'],
+      warnings: [],
+    });
+  });
+
+  test("line numbers stay right where the quick count of records cannot be trusted: a row of one tab, tab-separated", () => {
+    const text = "email\tlimit\na@acme-robotics.com\t1\n\t\n\n\"b\nc@acme-robotics.com\"\t2\nd@acme-robotics.com\t3\n";
+    expect(parseLimitsCsv(text, { delimiter: "\t" })).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "d@acme-robotics.com", limit: 3 }],
+      lines: [2, 7],
+      problems: ['line 3: "" is not an e-mail address', 'line 5: "b\\nc@acme-robotics.com" is not an e-mail address'],
+      warnings: [],
+    });
+  });
+
+  test("--json: each rejected entry carries the line it came from, besides its position among the entries sent", async () => {
+    const [a] = emulator.org.users;
+    const file = writeFile(dir, "json-errors.csv", `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`);
+    const { code, stdout } = await orgagent(["limits", "set", "--file", file, "--json"]);
+    expect(code).toBe(3);
+    expect(JSON.parse(stdout)).toEqual({
+      updated: [{ email: a!.email, limit: 10 }],
+      errors: [
+        { email: "GHOST@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 0, line: 5 },
+        { email: "other-ghost@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 2, line: 6 },
+      ],
+    });
   });
 
   test("a negative limit is caught by --dry-run (the API's rule says 0 or more), with its line; nothing is sent", async () => {
@@ -398,7 +444,7 @@ describe("limits set", () => {
     ]);
     expect([missing.code, empty.code, stdin.code]).toEqual([2, 2, 0]);
     expect(missing.stderr).toContain("cannot read");
-    expect(stdin.stdout).toContain(`line 1  ${a!.email}  77`);
+    expect(stdin.stdout).toContain(`\n     1  ${a!.email}     77\n`);
   });
 });
 
