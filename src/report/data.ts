@@ -158,7 +158,7 @@ function creditsOf(
   previousRange: ReportRange | null,
   previousRows: readonly api.CreditsGroupedRow[] | undefined,
 ): CreditsSection {
-  const daily = new Map(days.map((date) => [date, { date, total: 0, byModel: {} as Record<string, number> }]));
+  const daily = new Map(days.map((date) => [date, { date, total: 0, byModel: keyed<number>() }]));
   const models = new Map<string, number>();
   for (const row of rows) {
     const day = daily.get(row.date);
@@ -197,7 +197,7 @@ function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): 
     dailyActiveUsers: row?.daily_active_users ?? 0,
     weeklyActiveUsers: row?.weekly_active_users ?? 0,
     monthlyActiveUsers: row?.monthly_active_users ?? 0,
-    byClient: { ...row?.daily_active_users_by_client },
+    byClient: Object.assign(keyed<number>(), row?.daily_active_users_by_client),
   }));
   const clients = new Map<string, { total: number; peak: number }>();
   for (const day of daily) {
@@ -334,6 +334,14 @@ function perDay<Row extends { date: string }, Entry>(
 ): Entry[] {
   const byDate = new Map(rows.map((row) => [row.date, row]));
   return days.map((date) => entry(date, byDate.get(date)));
+}
+
+/**
+ * An object keyed by names the API sends (model ids, client types): without a prototype, so that a model called
+ * `constructor`, `toString` or `__proto__` is a key like any other, and a name that is not there reads undefined.
+ */
+function keyed<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
 }
 
 function sum(values: Iterable<number>): number {

@@ -1,12 +1,13 @@
 // The `orgagent` CLI's commands as a user runs them: a subprocess against the emulator, configured by ORGAGENT_*
 // variables or flags, with their output formats, exit codes and bad input. Output is piped here (machine output);
 // test/cli/terminal.test.ts covers the terminal, pipes closed early, error wording, help and completion.
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseLimitsCsv, run } from "../../src/cli.js";
+import { diffSettings } from "../../src/cli/controls.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { OrgAgent, dateRange, type EnterpriseControlChange, type UserRow } from "../../src/index.js";
 import { bundleCli, cleanEnv, day, runProcess, writeFile, type Run } from "./support.js";
@@ -247,6 +248,25 @@ describe.concurrent("report", () => {
     expect(underFile.stderr).toMatch(/^orgagent: --out .*a-file\/r\.html: cannot write in .*a-file: not a directory\.\n/);
     expect(slashes.stderr).toMatch(/^orgagent: --start 2026\/10\/01 is not allowed: expected a real calendar date YYYY-MM-DD/);
     expect(readdirSync(cwd)).toEqual(["a-file"]);
+  });
+
+  test("--out a symbolic link: to a file, that file is replaced and the link stays; to nothing, exit 2 before any request", async () => {
+    const cwd = freshDir();
+    mkdirSync(join(cwd, "archive"));
+    const real = writeFile(join(cwd, "archive"), "week.html", "old");
+    symlinkSync(real, join(cwd, "latest.html"));
+    symlinkSync(join(cwd, "archive", "missing.html"), join(cwd, "dangling.html"));
+    const [followed, dangling] = await Promise.all([
+      orgagent(["report", "--days", "2", "--out", "latest.html"], {}, { cwd }),
+      orgagent(["report", "--days", "2", "--out", "dangling.html"], { ORGAGENT_API_KEY: emulator.keys.member }, { cwd }),
+    ]);
+    expect([followed.code, followed.stdout]).toEqual([0, `${join(cwd, "latest.html")}\n`]);
+    expect([lstatSync(join(cwd, "latest.html")).isSymbolicLink(), readFileSync(real, "utf8")]).toEqual([true, expect.stringMatching(/^<!doctype html>/)]);
+    expect(dangling.code).toBe(2);
+    expect(dangling.stderr).toBe(
+      "orgagent: --out dangling.html: it is a symbolic link to a file that does not exist.\nNothing was sent. Point --out at a file, or at a link to a file that exists.\n",
+    );
+    expect(readdirSync(join(cwd, "archive"))).toEqual(["week.html"]);
   });
 
   // As root, the check of the directory passes and creating the file fails: the write's own error, after the fetch.
@@ -503,6 +523,16 @@ describe("readiness and controls", () => {
     }
     const table = await orgagent(["controls", "diff", "14"]);
     expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
+  });
+
+  test("settings named like Object.prototype's properties are compared as any other", () => {
+    const before = JSON.parse('{"__proto__": {"a": 1}, "constructor": true, "toString": "x", "same": 1}');
+    const after = JSON.parse('{"__proto__": {"a": 2}, "valueOf": 3, "toString": "x", "same": 1}');
+    expect(diffSettings(before, after)).toEqual([
+      { setting: "__proto__.a", before: 1, after: 2 },
+      { setting: "constructor", before: true, after: undefined },
+      { setting: "valueOf", before: undefined, after: 3 },
+    ]);
   });
 
   test("controls diff of the first revision, or of one that does not exist, says so", async () => {

@@ -4,7 +4,9 @@
 // them must come out as visible text. Piped, --json and --format csv are the data exactly as sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { Output } from "../../src/cli/output.js";
 import { successExample } from "../support/spec.js";
 import { bundleCli, cleanEnv, day, runOnTerminal, runProcess, writeFile, type Run } from "./support.js";
 
@@ -186,6 +188,18 @@ describe.concurrent("piped, the data is exact", () => {
     expect(run.stderr).toContain(`404 ${SHOWN}: gone\\n${SHOWN}`);
     expect(run.stderr).not.toMatch(/[\u001b\u009b\u007f\r]/);
   });
+});
+
+test("map keys named like Object.prototype's properties are columns like any other, in tables and CSV", () => {
+  const rows = [JSON.parse('{"date":"2026-03-02","by_client":{"__proto__":1,"constructor":2,"toString":3}}'), { date: "2026-03-03", by_client: { web: 4 } }];
+  const print = (format: string) => {
+    let out = "";
+    const stdout = new PassThrough().on("data", (chunk) => (out += chunk));
+    new Output({ stdout, stderr: new PassThrough() }).list(rows, { format });
+    return out;
+  };
+  expect(print("csv")).toBe("date,by_client.__proto__,by_client.constructor,by_client.toString,by_client.web\n2026-03-02,1,2,3,\n2026-03-03,,,,4\n");
+  expect(print("table")).toBe("date\tby_client.__proto__\tby_client.constructor\tby_client.toString\tby_client.web\n2026-03-02\t1\t2\t3\t\n2026-03-03\t\t\t\t4\n");
 });
 
 describe.concurrent("a URL's user name and password are never shown", () => {
