@@ -26,7 +26,8 @@ import {
 } from "./analytics.js";
 import type { Computers } from "./computers.js";
 import type { Facts } from "./facts.js";
-import { HttpProblem, type Operation, type Operations, type RequestContext, type Role } from "./http.js";
+import { DayRows, type RowsOf } from "./day-rows.js";
+import { HttpProblem, JsonPieces, type Operation, type Operations, type RequestContext, type Role } from "./http.js";
 import { repoIdOf, type Organization } from "./org.js";
 import type { Sessions } from "./sessions.js";
 
@@ -59,13 +60,18 @@ function rejectToday({ query, now }: RequestContext) {
   }
 }
 
-function analytics(state: State, build: (ctx: RequestContext, range: DayRange) => readonly object[]): Operation {
+/**
+ * An analytics operation: `view` names the rows asked for (the operation and its grouping) and builds them for a
+ * range of days; each day's rows are computed once (day-rows.ts) and the answer is assembled from their text.
+ */
+function analytics(state: State, dayRows: DayRows, view: (ctx: RequestContext) => readonly [name: string, rows: RowsOf]): Operation {
   return {
     roles: ADMINS,
     precheck: rejectToday,
-    handle: (ctx) => {
-      const range = dayRange(state, ctx);
-      return { body: { data: build(ctx, range), meta: meta(state, ctx) } };
+    handle: async (ctx) => {
+      const [name, rows] = view(ctx);
+      const data = await dayRows.json(name, dayRange(state, ctx), rows);
+      return { body: new JsonPieces([Buffer.from('{"data":'), ...data, Buffer.from(`,"meta":${JSON.stringify(meta(state, ctx))}}`)]) };
     },
   };
 }
@@ -80,6 +86,7 @@ function meta(state: State, { query }: RequestContext) {
 
 export function buildOperations(state: State): Operations {
   const { facts, sessions, computers, org } = state;
+  const dayRows = new DayRows();
   const rowKeys = memoizeKeys((range: DayRange) => userRowKeys(facts, org.users.length, range));
   /** The session, if it exists and, when `?computerId=` is given, runs on that computer; else 404. */
   const visibleSession = (sessionId: string, askedComputer: unknown, now: number) => {
@@ -90,16 +97,16 @@ export function buildOperations(state: State): Operations {
   };
 
   return {
-    getAnalyticsTokens: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "model" ? creditsByModelRows(facts, range) : creditsRows(facts, range),
+    getAnalyticsTokens: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "model" ? ["tokens by model", (range) => creditsByModelRows(facts, range)] : ["tokens", (range) => creditsRows(facts, range)],
     ),
-    getAnalyticsTools: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "tool_name" ? toolsByNameRows(facts, range) : toolsRows(facts, range),
+    getAnalyticsTools: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "tool_name" ? ["tools by name", (range) => toolsByNameRows(facts, range)] : ["tools", (range) => toolsRows(facts, range)],
     ),
-    getAnalyticsActivity: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "client" ? activityByClientRows(facts, range) : activityRows(facts, range),
+    getAnalyticsActivity: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "client" ? ["activity by client", (range) => activityByClientRows(facts, range)] : ["activity", (range) => activityRows(facts, range)],
     ),
-    getAnalyticsProductivity: analytics(state, (_ctx, range) => productivityRows(facts, range)),
+    getAnalyticsProductivity: analytics(state, dayRows, () => ["productivity", (range) => productivityRows(facts, range)]),
 
     listAnalyticsUsers: {
       roles: ADMINS,

@@ -325,7 +325,7 @@ describe("methods", () => {
       headers: { Authorization: `Bearer ${emulator.keys.owner}` },
     });
     expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET");
+    expect(response.headers.get("allow")).toBe("GET, HEAD");
     expect(await response.json()).toMatchObject({ status: 405, title: "Method Not Allowed" });
   });
 });
