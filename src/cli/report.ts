@@ -8,7 +8,7 @@ import { validateCall, type OperationRules } from "../core/validate.js";
 import type { ReportProgress } from "../index.js";
 import type { Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
-import { RANGE_FIELDS, addRangeOptions, examples, rangeOf, type RangeFlags } from "./options.js";
+import { RANGE_FIELDS, addRangeOptions, dataStartNote, examples, rangeOf, type RangeFlags } from "./options.js";
 
 type Flags = RangeFlags & { out?: string; title?: string };
 
@@ -77,6 +77,8 @@ export function reportCommand(program: Command, context: Context): void {
     } finally {
       progress(undefined);
     }
+    const note = dataStartNote(range);
+    if (note) context.out.note(note);
     context.out.line(context.out.tty ? `${written.path} (${Math.max(1, Math.round(written.bytes / 1024))} kB)` : written.path);
   });
 }

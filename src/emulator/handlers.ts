@@ -76,8 +76,9 @@ function analytics(state: State, dayRows: DayRows, view: (ctx: RequestContext) =
   };
 }
 
+/** The days of a query's range that have data: days before the first data day are valid, and have no rows. */
 function dayRange(state: State, { query }: RequestContext): DayRange {
-  return { from: state.facts.dayIndex(query.startDate as string), to: state.facts.dayIndex(query.endDate as string) };
+  return { from: Math.max(0, state.facts.dayIndex(query.startDate as string)), to: state.facts.dayIndex(query.endDate as string) };
 }
 
 function meta(state: State, { query }: RequestContext) {

@@ -101,7 +101,7 @@ export const DEFAULT_KEYS: Readonly<EmulatorKeys> = {
 export const DEFAULT_TIMING: Readonly<EmulatorTiming> = { sessionStartMs: 200, replyMs: 1_000, installMs: 3_000 };
 
 /** The first day with analytics data, as the spec states it. */
-export const FIRST_DATA_DAY: string = operations.getAnalyticsTokens.params.startDate.schema.dateRange.earliest;
+export const FIRST_DATA_DAY: string = operations.getAnalyticsTokens.params.startDate.schema.dateRange.firstDataDay;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";

@@ -34,7 +34,7 @@ const USERS_PAGING: PageOptions & WindowOptions = { concurrency: 8 };
 const DAY_MS = 86_400_000;
 const tokensRules = operations.getAnalyticsTokens as unknown as OperationRules;
 /** The first day the API has data for, as the spec states it. */
-const FIRST_DATA_DAY = operations.getAnalyticsTokens.params.startDate.schema.dateRange.earliest;
+const FIRST_DATA_DAY = operations.getAnalyticsTokens.params.startDate.schema.dateRange.firstDataDay;
 const USERS_PAGE_SIZE = operations.listAnalyticsUsers.params.limit.schema.maximum;
 
 /**
@@ -197,7 +197,7 @@ function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): 
     dailyActiveUsers: row?.daily_active_users ?? 0,
     weeklyActiveUsers: row?.weekly_active_users ?? 0,
     monthlyActiveUsers: row?.monthly_active_users ?? 0,
-    byClient: Object.assign(keyed<number>(), row?.daily_active_users_by_client),
+    byClient: numbersOf(row?.daily_active_users_by_client),
   }));
   const clients = new Map<string, { total: number; peak: number }>();
   for (const day of daily) {
@@ -293,7 +293,8 @@ function productivityOf(days: readonly string[], rows: readonly api.Productivity
     commits: row?.git_commits ?? 0,
     pullRequests: row?.git_prs_created ?? 0,
   }));
-  const languages = tallyBy(rows.flatMap((row) => row.by_language.map((entry) => [entry.language, entry.count] as const)));
+  // An entry may lack either field: one without a language cannot be told apart, and a missing count is none.
+  const languages = tallyBy(rows.flatMap((row) => row.by_language.flatMap((entry) => (entry.language === undefined ? [] : [[entry.language, entry.count ?? 0] as const]))));
   const files = sum(languages.values());
   return {
     filesCreated: sum(daily.map((day) => day.filesCreated)),
@@ -342,6 +343,13 @@ function perDay<Row extends { date: string }, Entry>(
  */
 function keyed<V>(): Record<string, V> {
   return Object.create(null) as Record<string, V>;
+}
+
+/** The number-valued entries of an API map (an open map's values are numbers), keyed without a prototype. */
+function numbersOf(map: object | undefined): Record<string, number> {
+  const numbers = keyed<number>();
+  for (const [key, value] of Object.entries(map ?? {})) if (typeof value === "number") numbers[key] = value;
+  return numbers;
 }
 
 function sum(values: Iterable<number>): number {

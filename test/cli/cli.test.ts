@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { tableColumns } from "../../generated/spec-tables.js";
 import { parseLimitsCsv, run } from "../../src/cli.js";
 import { diffSettings } from "../../src/cli/controls.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
@@ -84,7 +85,7 @@ describe.concurrent("usage", () => {
     expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
     expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
     expect(runs[5]!.stderr).toContain("--page-size takes a whole number from 1 to 100");
-    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM from 2026-01 to \d{4}-\d{2}\.\n/);
+    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM up to \d{4}-\d{2}\.\n/);
   });
 
   test("missing configuration exits 2 and names the flag and the variable", async () => {
@@ -278,6 +279,20 @@ describe.concurrent("report", () => {
         "Nothing was written. Check the directory and the free space, then run the command again.\n",
     );
   });
+});
+
+test("--days 400: the 400 days are asked for, and stderr says where analytics data starts", async () => {
+  const [days, month, recent] = await Promise.all([
+    orgagent(["analytics", "activity", "--days", "400"]),
+    orgagent(["analytics", "tokens", "--month", "2025-12", "--format", "csv"]),
+    orgagent(["analytics", "activity", "--days", "3"]),
+  ]);
+  const start = dateRange.lastDays(400).startDate;
+  const before = (Date.parse("2026-01-14") - Date.parse(start)) / 86_400_000;
+  expect([days.code, days.stderr]).toEqual([0, `note: analytics data starts on 2026-01-14; the ${before} days of this range before it (from ${start}) have no rows.\n`]);
+  expect(tsv(days.stdout)[1]![0]).toBe("2026-01-14");
+  expect([month.code, month.stdout, month.stderr]).toEqual([0, `${tableColumns.CreditsRow.join(",")}\n`, "note: analytics data starts on 2026-01-14; this range (2025-12-01 to 2025-12-31) is before it and has no rows.\n"]);
+  expect(recent.stderr).toBe("");
 });
 
 describe("limits set", () => {

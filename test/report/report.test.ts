@@ -136,7 +136,7 @@ describe("the figures add up against the API's answers", () => {
       sum(data, (r) => r.git_prs_created),
     ]);
     expect(p.daily.map((d) => d.commits)).toEqual(data.map((r) => r.git_commits));
-    expect(sum(p.byLanguage, (l) => l.files)).toBe(sum(data.flatMap((r) => r.by_language), (l) => l.count));
+    expect(sum(p.byLanguage, (l) => l.files)).toBe(sum(data.flatMap((r) => r.by_language), (l) => l.count ?? Number.NaN));
 
     expect(report.hooks.executions).toBe(sum(tools, (r) => r.hooks_invocations));
     expect(sum(report.hooks.byEvent, (e) => e.executions)).toBe(report.hooks.executions);
@@ -214,7 +214,6 @@ describe("fetching", () => {
       { startDate: range.endDate, endDate: range.startDate },
       { startDate: "2026-02-30", endDate: range.endDate },
       { startDate: day(0), endDate: day(0) },
-      { startDate: shift(FIRST_DATA_DAY, -1), endDate: range.endDate },
     ]) {
       await expect(buildAnalyticsReport(client({ fetch: counting }), bad)).rejects.toBeInstanceOf(ValidationError);
     }
