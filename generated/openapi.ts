@@ -239,8 +239,9 @@ export interface paths {
          *     succeed partially: `updated` lists the limits applied and `errors` the users whose limit could not be
          *     updated, each with a reason. Check `errors` even on a 200.
          *
-         *     A limit the service does not accept is reported in `errors`. Errors of the whole request use the `Problem`
-         *     body; a client should also accept other error bodies. Which roles may call this operation is not specified:
+         *     A limit the service does not accept is reported in `errors`. The body is JSON, sent as `Content-Type:
+         *     application/json` (another type gives 415); a body too large for the service gives 413. Errors of the whole
+         *     request use the `Problem` body; a client should also accept other error bodies. Which roles may call this operation is not specified:
          *     expect 403 when the caller's role does not allow it.
          */
         put: operations["setUserLimits"];
@@ -269,8 +270,9 @@ export interface paths {
          *     A new session is typically `pending`; the order and timing of later status changes are not specified.
          *     This operation does not create a computer (no operation creates or deletes one).
          *
-         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-         *     operation is not specified: expect 403 when the caller's role does not allow it.
+         *     The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+         *     service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+         *     may call this operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["createSession"];
         delete?: never;
@@ -337,8 +339,9 @@ export interface paths {
          *
          *     No maximum size is published for the text, images and files.
          *
-         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-         *     operation is not specified: expect 403 when the caller's role does not allow it.
+         *     The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+         *     service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+         *     may call this operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["sendSessionMessage"];
         delete?: never;
@@ -663,6 +666,8 @@ export interface components {
         Unauthorized: ResponseUnauthorized;
         Forbidden: ResponseForbidden;
         InternalServerError: ResponseInternalServerError;
+        PayloadTooLarge: ResponsePayloadTooLarge;
+        UnsupportedMediaType: ResponseUnsupportedMediaType;
         NotFound: ResponseNotFound;
         Conflict: ResponseConflict;
     };
@@ -2473,6 +2478,26 @@ export type ResponseInternalServerError = {
         "application/json": Problem;
     };
 };
+/** @description The request body is larger than the service accepts. */
+export type ResponsePayloadTooLarge = {
+    headers: {
+        "X-Request-Id": string;
+        [name: string]: unknown;
+    };
+    content: {
+        "application/json": Problem;
+    };
+};
+/** @description The request body is not JSON: send it as `Content-Type: application/json`. */
+export type ResponseUnsupportedMediaType = {
+    headers: {
+        "X-Request-Id": string;
+        [name: string]: unknown;
+    };
+    content: {
+        "application/json": Problem;
+    };
+};
 /** @description The resource does not exist or is not visible to the caller. */
 export type ResponseNotFound = {
     headers: {
@@ -2849,6 +2874,8 @@ export interface operations {
             400: ResponseBadRequest;
             401: ResponseUnauthorized;
             403: ResponseForbidden;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };
@@ -2881,6 +2908,8 @@ export interface operations {
             403: ResponseForbidden;
             404: ResponseNotFound;
             409: ResponseConflict;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };
@@ -2958,6 +2987,8 @@ export interface operations {
             403: ResponseForbidden;
             404: ResponseNotFound;
             409: ResponseConflict;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };

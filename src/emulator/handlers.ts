@@ -41,7 +41,10 @@ export interface State {
 }
 
 const ADMINS: readonly Role[] = ["owner", "manager"];
-const EVERYONE: readonly Role[] = ["owner", "manager", "member"];
+/** Sessions and computers: every member of the organization; a guest gets 403. */
+const MEMBERS: readonly Role[] = ["owner", "manager", "member"];
+/** Readiness reports document no 403: every key reads them. */
+const EVERYONE: readonly Role[] = ["owner", "manager", "member", "guest"];
 /** Page size of readiness reports and enterprise-control history when `limit` is not sent (the API does not say). */
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -196,7 +199,7 @@ export function buildOperations(state: State): Operations {
     },
 
     createSession: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ body, now }) => {
         const request = body as CreateSessionRequest;
         requireActiveComputer(computers, request.computerId, now);
@@ -205,12 +208,12 @@ export function buildOperations(state: State): Operations {
     },
 
     getSession: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, query, now }) => ({ body: visibleSession(path.sessionId!, query.computerId, now) }),
     },
 
     sendSessionMessage: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, body, now }) => {
         const request = body as SendMessageRequest;
         const computerId = sessions.computerOf(path.sessionId!);
@@ -221,7 +224,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getSessionMessage: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, query, now }) => {
         visibleSession(path.sessionId!, query.computerId, now);
         const message = sessions.message(path.sessionId!, path.messageId!, now);
@@ -233,7 +236,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getComputer: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.get(path.computerId!, now);
         if (!computer) throw new HttpProblem(404, `No computer ${JSON.stringify(path.computerId)}.`);
@@ -242,7 +245,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getComputerByName: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.byName(path.name!, now);
         if (!computer) throw new HttpProblem(404, `No computer named ${JSON.stringify(path.name)}.`);
@@ -251,7 +254,7 @@ export function buildOperations(state: State): Operations {
     },
 
     retryComputerInstallDeps: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.retryInstall(path.computerId!, now, () => sessions.newSessionId());
         if (!computer) throw new HttpProblem(404, `No computer ${JSON.stringify(path.computerId)}.`);

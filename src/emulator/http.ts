@@ -6,7 +6,7 @@ import { operations, type HostName, type OperationId } from "../../generated/spe
 import { ValidationError } from "../core/errors.js";
 import { validateCall, type OperationRules } from "../core/validate.js";
 
-export type Role = "owner" | "manager" | "member";
+export type Role = "owner" | "manager" | "member" | "guest";
 
 /** An error the emulator answers with; its body has `title`, `detail`, `status` and `requestId`. */
 export class HttpProblem extends Error {
