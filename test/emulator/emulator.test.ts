@@ -265,6 +265,25 @@ describe("keys and roles", () => {
     await expect(manager.analytics.productivity(week)).resolves.toMatchObject({ data: expect.any(Array) });
   });
 
+  test("a guest reads readiness reports (which document no 403) and gets 403 on every other operation", async () => {
+    const guest = new OrgAgent({ baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, apiKey: emulator.keys.guest, maxRetries: 0 });
+    await expect(guest.readiness.list({ limit: 1 })).resolves.toMatchObject({ reports: [expect.any(Object)] });
+    for (const call of [
+      () => guest.analytics.tokens(week),
+      () => guest.enterpriseControls.history(),
+      () => guest.usageLimits.setUserLimits([{ email: emulator.org.users[0]!.email, limit: 1 }]),
+      () => guest.computers.getByName("build-box-eu-1"),
+      () => guest.computers.get(computer("build-box-eu-1")),
+      () => guest.computers.retryInstallDeps(computer("gpu-box-1")),
+      () => guest.sessions.create({ computerId: computer("build-box-eu-1") }),
+      () => guest.sessions.get("sess_1"),
+      () => guest.sessions.sendMessage("sess_1", { text: "hi" }),
+      () => guest.sessions.getMessage("sess_1", "msg_1"),
+    ]) {
+      await expect(call()).rejects.toBeInstanceOf(PermissionDeniedError);
+    }
+  });
+
   test("a missing, malformed or unknown key gets 401, before anything else is looked at", async () => {
     const url = `${emulator.baseUrl}${operations.getAnalyticsTokens.path}?startDate=bad`;
     expect((await raw(url, null)).status).toBe(401);
