@@ -197,10 +197,12 @@ export function flatten(value: Row, prefix = "", out: Row = Object.create(null),
 // Unix-millisecond timestamps (`createdAt`, `updatedAt`, `completedAt`, `startedAt`, as the spec names them) read
 // as ISO times in human views.
 const EPOCH_FIELD = /At$/;
+const MAX_DATE_MS = 8.64e15;
 
 function displayValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0) {
+  // Only a time a Date can hold (to year 275760): a larger number is shown as the number it is.
+  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0 && value <= MAX_DATE_MS) {
     return new Date(value).toISOString();
   }
   if (Array.isArray(value)) return value.join(" ");
