@@ -11,7 +11,7 @@ type Json = any; // schemas are walked dynamically
 export interface SchemaArbitraryOptions {
   /** A response as a real service may send it (see above). Default false: values as the examples would be. */
   loose?: boolean;
-  /** Values to draw a string from, by property or parameter name (ids that exist, e-mails of the organization). */
+  /** The values to draw from, by property or parameter name, instead of the schema's (ids that exist, e-mails). */
   pools?: Readonly<Record<string, readonly string[]>>;
 }
 
@@ -27,8 +27,7 @@ export function arbitraryOf(schema: Json, options: SchemaArbitraryOptions = {}, 
   const node = deref(schema);
   if (depth > MAX_DEPTH) return fc.constant(null);
   const pool = options.pools?.[name];
-  if (pool?.length) return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...pool) }, { weight: 1, arbitrary: plain(node, options, name, depth) });
-  return plain(node, options, name, depth);
+  return pool?.length ? fc.constantFrom(...pool) : plain(node, options, name, depth);
 }
 
 function plain(node: Json, options: SchemaArbitraryOptions, name: string, depth: number): fc.Arbitrary<unknown> {
