@@ -125,6 +125,7 @@ test(`${RUNS} random requests through prism proxy --errors: every answer valid a
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
   );
   console.log(`answers by operation and status:\n${[...seen].sort().map(([key, n]) => `  ${key}: ${n}`).join("\n")}`);
-  // The fuzz reached every operation's success and most of its errors.
-  for (const op of specOperations) expect(seen.get(`${op.operationId} ${op.successStatus}`), op.operationId).toBeGreaterThan(0);
+  // A run of the default length reaches every operation's success (a shorter one, FUZZ_RUNS, may not).
+  const unreached = specOperations.filter((op) => !seen.has(`${op.operationId} ${op.successStatus}`)).map((op) => op.operationId);
+  if (RUNS >= 1_200) expect(unreached).toEqual([]);
 });
