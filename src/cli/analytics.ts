@@ -11,6 +11,7 @@ import {
   addOutputOptions,
   addRangeOptions,
   concurrencyOption,
+  dataStartNote,
   examples,
   pageSizeOption,
   rangeOf,
@@ -28,6 +29,12 @@ const ENDPOINTS = {
 
 type Flags = WithOutput<RangeFlags & { groupBy?: string; pageSize?: number; concurrency?: number }>;
 const FIELDS = { ...RANGE_FIELDS, "query.group_by": "--group-by", "query.limit": "--page-size", "options.concurrency": "--concurrency" };
+
+/** After the answer (a bad range is an error, not a note): where analytics data starts, when the range starts earlier. */
+function noteDataStart(context: Context, range: { startDate: string; endDate: string }): void {
+  const note = dataStartNote(range);
+  if (note) context.out.note(note);
+}
 
 export function analyticsCommands(program: Command, context: Context): void {
   const analytics = examples(program.command("analytics").description("organization analytics, daily, in UTC (Manager or Owner key)"), [
@@ -48,9 +55,11 @@ export function analyticsCommands(program: Command, context: Context): void {
     ]);
     command.action(async (flags: Flags, cmd: Command) => {
       context.begin(cmd, FIELDS);
-      const query = { ...rangeOf(flags), ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
+      const range = rangeOf(flags);
+      const query = { ...range, ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
       // Any of the four operations by its operationId: the query checked against its own parameters.
       const page = await context.client(cmd).request(operationId, { query });
+      noteDataStart(context, range);
       context.out.list(page.data, flags, { columns: tableColumns[rows[flags.groupBy ? 1 : 0]] });
     });
   }
@@ -76,7 +85,8 @@ export function analyticsCommands(program: Command, context: Context): void {
   ]);
   users.action(async (flags: Flags, cmd: Command) => {
     context.begin(cmd, FIELDS);
-    const query = { ...rangeOf(flags), limit: flags.pageSize };
+    const range = rangeOf(flags);
+    const query = { ...range, limit: flags.pageSize };
     const pages = context.client(cmd).analytics.users(query, { concurrency: flags.concurrency }).pages();
     const progress = context.out.progress();
     const streaming = flags.format === "ndjson" && flags.json === undefined;
@@ -87,11 +97,12 @@ export function analyticsCommands(program: Command, context: Context): void {
       pageCount++;
       rowCount += page.data.length;
       // ndjson streams as it goes; the other formats need every row first (column widths, one JSON array).
-      if (streaming) for (const row of page.data) context.out.line(JSON.stringify(row));
+      if (streaming) for (const row of page.data) context.out.json(row);
       else rows.push(...page.data);
       progress(`users: ${rowCount} rows, ${pageCount} page${pageCount === 1 ? "" : "s"}`);
     }
     progress(undefined);
+    noteDataStart(context, range);
     if (!streaming) context.out.list(rows, flags, { columns: tableColumns.UserRow });
   });
 }

@@ -22,7 +22,8 @@ export function diffSettings(before: object, after: object): SettingChange[] {
   return names.filter((name) => !isDeepStrictEqual(a[name], b[name])).map((setting) => ({ setting, before: a[setting], after: b[setting] }));
 }
 
-function leaves(value: object, prefix = "", out: Record<string, unknown> = {}): Record<string, unknown> {
+// Setting names come from the server: the map has no prototype, so `constructor` or `__proto__` is a setting like any other.
+function leaves(value: object, prefix = "", out: Record<string, unknown> = Object.create(null)): Record<string, unknown> {
   for (const [key, field] of Object.entries(value)) {
     if (field !== null && typeof field === "object" && !Array.isArray(field)) leaves(field, `${prefix}${key}.`, out);
     else out[prefix + key] = field;

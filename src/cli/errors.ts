@@ -13,6 +13,7 @@ import {
   type RequestPlugin,
 } from "../index.js";
 import { UnknownFieldError } from "./output.js";
+import { terminalText } from "./terminal-text.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, timeout: 4 } as const;
 
@@ -68,7 +69,16 @@ export interface Explained {
 
 const ADMIN_ROLES = "analytics and reports, usage limits and enterprise controls need a Manager or Owner key";
 
+/**
+ * A failure in the CLI's words, ready for stderr. The message may quote the server (a title, a detail, a request id)
+ * or a file: it never drives the terminal, and only the CLI's own messages (a list of malformed rows) span lines.
+ */
 export function explain(error: unknown, context: FailureContext): Explained {
+  const { message, hint, exitCode } = explainRaw(error, context);
+  return { message: terminalText(message, { multiline: error instanceof CliError }), hint: hint === undefined ? undefined : terminalText(hint), exitCode };
+}
+
+function explainRaw(error: unknown, context: FailureContext): Explained {
   const help = context.command ? `Run '${context.command} --help' for usage.` : "Run 'orgagent --help' for usage.";
   const result = (message: string, hint: string | undefined, exitCode: number): Explained => ({ message, hint, exitCode });
   if (error instanceof CliError) return result(error.message, error.hint, error.exitCode);

@@ -1,6 +1,7 @@
 // Options shared by several commands, each saying its unit: output (--format, --json), date ranges (--start/--end,
 // --days, --month), page sizes (bounds from the spec), whole seconds for waits.
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { dayOf } from "../core/days.js";
 import { MAX_CONCURRENCY } from "../core/options.js";
 import type { FieldRule } from "../core/validate.js";
 import { dateRange, type DateRange } from "../index.js";
@@ -37,7 +38,7 @@ export interface RangeFlags {
   month?: string;
 }
 
-/** The range the flags ask for; the SDK's dateRange keeps --days and --month within the days with data. */
+/** The range the flags ask for, from the SDK's dateRange for --days and --month (never after yesterday). */
 export function rangeOf(flags: RangeFlags): DateRange {
   if (flags.days !== undefined) return dateRange.lastDays(flags.days);
   if (flags.month !== undefined) return dateRange.month(flags.month);
@@ -49,6 +50,19 @@ export function rangeOf(flags: RangeFlags): DateRange {
     );
   }
   return { startDate: flags.start, endDate: flags.end ?? dateRange.yesterday().endDate };
+}
+
+/**
+ * A note for a range that starts before analytics data does: the days before it are asked for like any other (the API
+ * answers them with no rows), and the note says where the data starts, so that fewer rows than days is no surprise.
+ */
+export function dataStartNote({ startDate, endDate }: DateRange): string | undefined {
+  const first = dateRange.firstDataDay;
+  if (startDate >= first) return undefined;
+  const days = dayOf(first) - dayOf(startDate);
+  return endDate < first
+    ? `note: analytics data starts on ${first}; this range (${startDate} to ${endDate}) is before it and has no rows.`
+    : `note: analytics data starts on ${first}; the ${days} day${days === 1 ? "" : "s"} of this range before it (from ${startDate}) have no rows.`;
 }
 
 /** Which flag gave each date field, for errors. */

@@ -1,8 +1,10 @@
 // What the CLI prints, for every command: on a terminal a human view (aligned tables cut to the terminal's width,
 // key/value for one resource, ISO times); when piped, stable machine output (tab-separated rows with a header,
 // JSON for one resource). json, ndjson and csv are the same everywhere. CSV is written by csv-stringify, with
-// spreadsheet formulas escaped.
+// spreadsheet formulas escaped. On a terminal, and always on stderr, text from outside the CLI goes through
+// terminal-text.ts first, so that it cannot drive the terminal; piped, stdout is the data exactly as it came.
 import { stringify } from "csv-stringify/sync";
+import { terminalJson, terminalText } from "./terminal-text.js";
 
 export type Format = "table" | "json" | "ndjson" | "csv";
 export type Row = Record<string, unknown>;
@@ -37,49 +39,73 @@ export class Output {
     return Boolean(this.io.stdout.isTTY);
   }
 
+  /** Text for the reader, lines the CLI composed: on a terminal, control characters in it are shown as escapes. */
   line(text: string): void {
-    this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.write(this.tty ? terminalText(text, { multiline: true }) : text);
   }
 
-  /** A note for the person at the terminal, on stderr so that stdout stays data. */
+  /** One value from outside the CLI (a name, a reason) to put in a line: on a terminal, kept on its one line. */
+  one(text: string): string {
+    return this.tty ? terminalText(text) : text;
+  }
+
+  /** JSON text: exact when piped; on a terminal, with the characters a terminal may act on as `\u` escapes. */
+  json(value: unknown, indent?: number): void {
+    this.write(this.jsonText(value, indent));
+  }
+
+  private jsonText(value: unknown, indent?: number): string {
+    const text = JSON.stringify(value, null, indent);
+    return this.tty ? terminalJson(text) : text;
+  }
+
+  /** A note for the person at the terminal, on stderr so that stdout stays data; never able to drive the terminal. */
   note(text: string): void {
-    this.io.stderr.write(`${text}\n`);
+    this.io.stderr.write(`${terminalText(text, { multiline: true })}\n`);
+  }
+
+  private write(text: string): void {
+    this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
 
   /** Prints rows in the chosen format. */
   list(rows: readonly Row[], choice: OutputChoice, options: ListOptions = {}): void {
     const format = formatOf(choice);
     const selected = select(rows, choice);
-    if (format === "json") return this.line(JSON.stringify(selected, null, 2));
+    if (format === "json") return this.json(selected, 2);
     if (format === "ndjson") {
-      if (selected.length) this.line(selected.map((row) => JSON.stringify(row)).join("\n"));
+      if (selected.length) this.write(selected.map((row) => this.jsonText(row)).join("\n"));
       return;
     }
     const flat = selected.map((row) => flatten(row));
     const columns = [...new Set([...(options.columns ?? []), ...flat.flatMap((row) => Object.keys(row))])];
     if (format === "csv") {
       // Numbers stay numbers, so a negative one is not mistaken for a formula; every text cell is guarded.
-      return void this.io.stdout.write(stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true }));
+      const csv = stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true });
+      return void this.io.stdout.write(this.tty ? terminalText(csv, { multiline: true }) : csv);
     }
     const cells = flat.map((row) => columns.map((column) => displayValue(column, row[column])));
-    if (!this.tty) return this.line([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
-    if (options.title) this.line(options.title);
+    if (!this.tty) return this.write([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
+    if (options.title) this.line(terminalText(options.title));
     if (!rows.length) return this.line("(no rows)");
-    this.table(columns, cells);
+    this.table(columns.map((column) => terminalText(column)), cells.map((line) => line.map((cell) => terminalText(cell))));
   }
 
   /** Prints one resource: key/value on a terminal, JSON when piped or asked for. */
   resource(value: object, choice: OutputChoice): void {
     const selected = select([value as Row], choice)[0]!;
     const format = choice.json !== undefined || choice.format !== undefined ? formatOf(choice) : this.tty ? "table" : "json";
-    if (format !== "table") return this.line(JSON.stringify(selected, null, 2));
-    const entries = Object.entries(flatten(selected, "", {}, { arrays: true }));
+    if (format !== "table") return this.json(selected, 2);
+    // Keys stay on their line; a value's own line breaks are kept, indented under it, so it cannot pose as a key.
+    const entries = Object.entries(flatten(selected, "", Object.create(null), { arrays: true })).map(([key, field]) => [this.one(key), this.shown(displayValue(key, field))] as const);
     const width = Math.max(0, ...entries.map(([key]) => key.length));
-    const lines = entries.map(([key, field]) => {
-      const text = displayValue(key, field).replace(/\n/g, `\n${" ".repeat(width + 2)}`);
-      return `${key.padEnd(width)}  ${text}`;
-    });
-    this.line(lines.join("\n"));
+    const lines = entries.map(([key, text]) => `${key.padEnd(width)}  ${text.replace(/\n/g, `\n${" ".repeat(width + 2)}`)}`);
+    this.write(lines.join("\n"));
+  }
+
+  /** A multi-line value on a terminal: control characters shown as escapes, its line breaks and tabs kept. */
+  private shown(text: string): string {
+    return this.tty ? terminalText(text, { multiline: true }) : text;
   }
 
   /** Aligned columns, cut to the terminal's width; the columns left out are named on stderr. */
@@ -117,7 +143,8 @@ export class Output {
         return;
       }
       // Cut to the terminal's width: a line that wraps could not be cleared by the next one.
-      stream.write(`\r\x1b[2K${stream.columns ? text.slice(0, stream.columns - 1) : text}`);
+      const safe = terminalText(text);
+      stream.write(`\r\x1b[2K${stream.columns ? safe.slice(0, stream.columns - 1) : safe}`);
       shown = true;
     };
   }
@@ -156,7 +183,7 @@ export class UnknownFieldError extends Error {
  * Nested objects as dotted names; arrays of scalars kept as arrays; arrays of objects left out of tables (use json,
  * or --group-by, for the nested breakdowns) or, for one resource, listed as `name[0].field`.
  */
-export function flatten(value: Row, prefix = "", out: Row = {}, { arrays = false } = {}): Row {
+export function flatten(value: Row, prefix = "", out: Row = Object.create(null), { arrays = false } = {}): Row {
   for (const [key, field] of Object.entries(value)) {
     const name = prefix + key;
     if (Array.isArray(field) && field.some((item) => typeof item === "object" && item !== null)) {
@@ -170,10 +197,12 @@ export function flatten(value: Row, prefix = "", out: Row = {}, { arrays = false
 // Unix-millisecond timestamps (`createdAt`, `updatedAt`, `completedAt`, `startedAt`, as the spec names them) read
 // as ISO times in human views.
 const EPOCH_FIELD = /At$/;
+const MAX_DATE_MS = 8.64e15;
 
 function displayValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0) {
+  // Only a time a Date can hold (to year 275760): a larger number is shown as the number it is.
+  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0 && value <= MAX_DATE_MS) {
     return new Date(value).toISOString();
   }
   if (Array.isArray(value)) return value.join(" ");

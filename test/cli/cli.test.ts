@@ -1,12 +1,14 @@
 // The `orgagent` CLI's commands as a user runs them: a subprocess against the emulator, configured by ORGAGENT_*
 // variables or flags, with their output formats, exit codes and bad input. Output is piped here (machine output);
 // test/cli/terminal.test.ts covers the terminal, pipes closed early, error wording, help and completion.
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { run } from "../../src/cli.js";
+import { tableColumns } from "../../generated/spec-tables.js";
+import { parseLimitsCsv, run } from "../../src/cli.js";
+import { diffSettings } from "../../src/cli/controls.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { OrgAgent, dateRange, type EnterpriseControlChange, type UserRow } from "../../src/index.js";
 import { bundleCli, cleanEnv, day, runProcess, writeFile, type Run } from "./support.js";
@@ -83,7 +85,7 @@ describe.concurrent("usage", () => {
     expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
     expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
     expect(runs[5]!.stderr).toContain("--page-size takes a whole number from 1 to 100");
-    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM from 2026-01 to \d{4}-\d{2}\.\n/);
+    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM up to \d{4}-\d{2}\.\n/);
   });
 
   test("missing configuration exits 2 and names the flag and the variable", async () => {
@@ -249,6 +251,25 @@ describe.concurrent("report", () => {
     expect(readdirSync(cwd)).toEqual(["a-file"]);
   });
 
+  test("--out a symbolic link: to a file, that file is replaced and the link stays; to nothing, exit 2 before any request", async () => {
+    const cwd = freshDir();
+    mkdirSync(join(cwd, "archive"));
+    const real = writeFile(join(cwd, "archive"), "week.html", "old");
+    symlinkSync(real, join(cwd, "latest.html"));
+    symlinkSync(join(cwd, "archive", "missing.html"), join(cwd, "dangling.html"));
+    const [followed, dangling] = await Promise.all([
+      orgagent(["report", "--days", "2", "--out", "latest.html"], {}, { cwd }),
+      orgagent(["report", "--days", "2", "--out", "dangling.html"], { ORGAGENT_API_KEY: emulator.keys.member }, { cwd }),
+    ]);
+    expect([followed.code, followed.stdout]).toEqual([0, `${join(cwd, "latest.html")}\n`]);
+    expect([lstatSync(join(cwd, "latest.html")).isSymbolicLink(), readFileSync(real, "utf8")]).toEqual([true, expect.stringMatching(/^<!doctype html>/)]);
+    expect(dangling.code).toBe(2);
+    expect(dangling.stderr).toBe(
+      "orgagent: --out dangling.html: it is a symbolic link to a file that does not exist.\nNothing was sent. Point --out at a file, or at a link to a file that exists.\n",
+    );
+    expect(readdirSync(join(cwd, "archive"))).toEqual(["week.html"]);
+  });
+
   // As root, the check of the directory passes and creating the file fails: the write's own error, after the fetch.
   test.runIf(process.getuid?.() === 0 && existsSync("/proc/self"))("a write that fails after the fetch names --out and exits 1", async () => {
     const { code, stdout, stderr } = await orgagent(["report", "--days", "2", "--out", "/proc/report.html"]);
@@ -258,6 +279,20 @@ describe.concurrent("report", () => {
         "Nothing was written. Check the directory and the free space, then run the command again.\n",
     );
   });
+});
+
+test("--days 400: the 400 days are asked for, and stderr says where analytics data starts", async () => {
+  const [days, month, recent] = await Promise.all([
+    orgagent(["analytics", "activity", "--days", "400"]),
+    orgagent(["analytics", "tokens", "--month", "2025-12", "--format", "csv"]),
+    orgagent(["analytics", "activity", "--days", "3"]),
+  ]);
+  const start = dateRange.lastDays(400).startDate;
+  const before = (Date.parse("2026-01-14") - Date.parse(start)) / 86_400_000;
+  expect([days.code, days.stderr]).toEqual([0, `note: analytics data starts on 2026-01-14; the ${before} days of this range before it (from ${start}) have no rows.\n`]);
+  expect(tsv(days.stdout)[1]![0]).toBe("2026-01-14");
+  expect([month.code, month.stdout, month.stderr]).toEqual([0, `${tableColumns.CreditsRow.join(",")}\n`, "note: analytics data starts on 2026-01-14; this range (2025-12-01 to 2025-12-31) is before it and has no rows.\n"]);
+  expect(recent.stderr).toBe("");
 });
 
 describe("limits set", () => {
@@ -295,7 +330,19 @@ describe("limits set", () => {
     });
     expect(dry.stderr).toContain(`warning: line 3: ${a!.email.toUpperCase()} is also on line 1; line 3 wins (limit 300)`);
     const table = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
-    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 3 {2}/);
+    // An aligned table: numbers to the right, e-mails to the left, each column as wide as its widest cell.
+    const width = Math.max(a!.email.length, b!.email.length, "GHOST@acme-robotics.com".length);
+    expect(table.stdout).toBe(
+      [
+        "Dry run: only the file was checked, against the API's rules; the service was not asked and nothing was sent.",
+        "3 limits would be set:",
+        `  line  ${"email".padEnd(width)}  limit`,
+        `     3  ${a!.email.toUpperCase().padEnd(width)}    300`,
+        `     2  ${b!.email.padEnd(width)}    200`,
+        `     5  ${"GHOST@acme-robotics.com".padEnd(width)}      2`,
+        "",
+      ].join("\n"),
+    );
     const sent = await orgagent(["limits", "set", "--file", file]);
     expect(sent.code).toBe(3);
     expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1.");
@@ -329,8 +376,8 @@ describe("limits set", () => {
     expect([semi.code, tab.code, semiOk.code, tabOk.code]).toEqual([2, 2, 0, 0]);
     expect(semi.stderr).toContain(`the rows seem to be separated by ";", not ",": pass --delimiter ';'`);
     expect(tab.stderr).toContain(`the rows seem to be separated by tabs, not ",": pass --delimiter tab`);
-    expect(semiOk.stdout).toContain("Would set 2 limits");
-    expect(tabOk.stdout).toContain("Would set 2 limits");
+    expect(semiOk.stdout).toContain("\n2 limits would be set:\n");
+    expect(tabOk.stdout).toContain("\n2 limits would be set:\n");
   });
 
   test("40,000 rows of one unknown e-mail: one entry sent, its rejection blamed on the last line, in linear time", async () => {
@@ -341,6 +388,40 @@ describe("limits set", () => {
     expect(stderr.trim().split("\n")).toHaveLength(11);
     expect(stderr).toContain("... and 39989 more rows repeat an earlier e-mail");
     expect(ms).toBeLessThan(5_000); // 40,000 entries sent and looked up one by one took 12 s
+  });
+
+  test("a row is reported by the line it starts on: a quoted field spanning lines 4-5 is line 4; blank lines and CRLF count", () => {
+    const text = 'email,limit\r\n\r\na@acme-robotics.com,1\r\n"broken\r\nmail",2\r\n\r\n  \r\nb@acme-robotics.com,"3\n"\r\nc@acme-robotics.com,4';
+    expect(parseLimitsCsv(text)).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "c@acme-robotics.com", limit: 4 }],
+      lines: [3, 10],
+      problems: ['line 4: "broken\\r\\nmail" is not an e-mail address', 'line 8: limit "3\\n" is not a whole number'],
+      warnings: [],
+    });
+  });
+
+  test("line numbers stay right where the quick count of records cannot be trusted: a row of one tab, tab-separated", () => {
+    const text = "email\tlimit\na@acme-robotics.com\t1\n\t\n\n\"b\nc@acme-robotics.com\"\t2\nd@acme-robotics.com\t3\n";
+    expect(parseLimitsCsv(text, { delimiter: "\t" })).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "d@acme-robotics.com", limit: 3 }],
+      lines: [2, 7],
+      problems: ['line 3: "" is not an e-mail address', 'line 5: "b\\nc@acme-robotics.com" is not an e-mail address'],
+      warnings: [],
+    });
+  });
+
+  test("--json: each rejected entry carries the line it came from, besides its position among the entries sent", async () => {
+    const [a] = emulator.org.users;
+    const file = writeFile(dir, "json-errors.csv", `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`);
+    const { code, stdout } = await orgagent(["limits", "set", "--file", file, "--json"]);
+    expect(code).toBe(3);
+    expect(JSON.parse(stdout)).toEqual({
+      updated: [{ email: a!.email, limit: 10 }],
+      errors: [
+        { email: "GHOST@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 0, line: 5 },
+        { email: "other-ghost@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 2, line: 6 },
+      ],
+    });
   });
 
   test("a negative limit is caught by --dry-run (the API's rule says 0 or more), with its line; nothing is sent", async () => {
@@ -398,7 +479,7 @@ describe("limits set", () => {
     ]);
     expect([missing.code, empty.code, stdin.code]).toEqual([2, 2, 0]);
     expect(missing.stderr).toContain("cannot read");
-    expect(stdin.stdout).toContain(`line 1  ${a!.email}  77`);
+    expect(stdin.stdout).toContain(`\n     1  ${a!.email}     77\n`);
   });
 });
 
@@ -457,6 +538,16 @@ describe("readiness and controls", () => {
     }
     const table = await orgagent(["controls", "diff", "14"]);
     expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
+  });
+
+  test("settings named like Object.prototype's properties are compared as any other", () => {
+    const before = JSON.parse('{"__proto__": {"a": 1}, "constructor": true, "toString": "x", "same": 1}');
+    const after = JSON.parse('{"__proto__": {"a": 2}, "valueOf": 3, "toString": "x", "same": 1}');
+    expect(diffSettings(before, after)).toEqual([
+      { setting: "__proto__.a", before: 1, after: 2 },
+      { setting: "constructor", before: true, after: undefined },
+      { setting: "valueOf", before: undefined, after: 3 },
+    ]);
   });
 
   test("controls diff of the first revision, or of one that does not exist, says so", async () => {

@@ -110,7 +110,7 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
 
   test("a wider terminal shows more columns", async () => {
     const result = await onTerminal(["analytics", "activity", "--days", "3"], 260);
-    expect(lines(screen(result))[0]).toMatch(/^date +daily_active_users .* user_messages .* daily_active_users_by_client\.web .*$/);
+    expect(lines(screen(result))[0]).toMatch(/^date +daily_active_users .* daily_active_users_by_client\.web .* user_messages$/);
     expect(screen(result)).not.toContain("not shown");
   });
 
@@ -199,7 +199,7 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     const result = await orgagent(["analytics", "tokens", "--start", day(3), "--end", day(-1)]);
     expect(result.code).toBe(2);
     const { cause, hint } = twoLines(result);
-    expect(cause).toBe(`orgagent: --end ${day(-1)} is not allowed: expected a date from 2026-01-14 to ${day(1)} (yesterday, UTC).`);
+    expect(cause).toBe(`orgagent: --end ${day(-1)} is not allowed: expected a date up to ${day(1)} (yesterday, UTC).`);
     expect(hint).toContain("--days N and --month YYYY-MM");
     expect(result.stderr).not.toMatch(/query\.|endDate/);
   });
