@@ -108,8 +108,8 @@ async function tour(emulator: Emulator) {
   });
   // What the API tells about the work: the session's status, message count and token usage. It lists no messages,
   // so the agent's reply cannot be read through it; the emulator keeps each reply under an id of its own making.
-  const usage = done.sessionSettings?.inclusiveTokenUsage;
-  const tokens = usage ? `, ${usage.inputTokens.toLocaleString("en-US")} tokens in, ${usage.outputTokens.toLocaleString("en-US")} out` : "";
+  const { inputTokens = 0, outputTokens = 0 } = done.sessionSettings?.inclusiveTokenUsage ?? {};
+  const tokens = `, ${inputTokens.toLocaleString("en-US")} tokens in, ${outputTokens.toLocaleString("en-US")} out`;
   console.log(`   ${done.status}: ${done.messageCount} messages${tokens}. That is what the API tells: it lists no messages.`);
   const reply = await client.sessions.getMessage(session.sessionId, replyIdOf(sent.messageId));
   console.log("   The reply, read through the emulator's own shortcut, replyIdOf() (the real API has none):");

@@ -45,7 +45,7 @@ export function sessionCommands(program: Command, context: Context): void {
     .argument("<sessionId>")
     .argument("<text...>", "message text; - reads standard input")
     .option("--computer <computerId>", "route the message to this computer")
-    .option("--wait", "wait until the agent has answered (the session is idle)");
+    .option("--wait", "wait until the agent has finished (the session is idle); the API lists no messages, so the reply is not shown");
   addWaitOptions(send, { timeout: 600 });
   addOutputOptions(send, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(send, [
@@ -62,7 +62,7 @@ export function sessionCommands(program: Command, context: Context): void {
     context.out.resource(sent, flags);
   });
 
-  const wait = sessions.command("wait").description("wait until a session is idle (its agent has answered), then print it").argument("<sessionId>");
+  const wait = sessions.command("wait").description("wait until a session is idle (its agent has finished), then print it").argument("<sessionId>");
   addWaitOptions(wait, { timeout: 300 });
   addOutputOptions(wait, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(wait, ["orgagent sessions wait sess_123", "orgagent sessions wait sess_123 --timeout 900 --json status"]);
@@ -74,12 +74,12 @@ export function sessionCommands(program: Command, context: Context): void {
 
   const message = sessions
     .command("message")
-    .description("show one message of a session")
+    .description("show one message of a session, by its id (the API lists no messages: `sessions send` gives the id of yours)")
     .argument("<sessionId>")
     .argument("<messageId>")
     .addOption(new Option("--format <format>", `output format; text: the message text only (default: ${RESOURCE_DEFAULT})`).choices([...RESOURCE_FORMATS, "text"]))
     .addOption(new Option("--json [fields]", "JSON output; optionally only these comma-separated top-level fields").conflicts("format"));
-  examples(message, ["orgagent sessions message sess_123 msg_456", "orgagent sessions message sess_123 msg_456_reply --format text"]);
+  examples(message, ["orgagent sessions message sess_123 msg_456", "orgagent sessions message sess_123 msg_456 --format text"]);
   message.action(async (sessionId: string, messageId: string, flags: WithOutput<object>, cmd: Command) => {
     context.begin(cmd, fields);
     const found = await context.client(cmd).sessions.getMessage(sessionId, messageId);
