@@ -152,7 +152,7 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
 
   test("controls diff on a terminal: which revisions, by whom, then the changed settings", async () => {
     const result = await onTerminal(["controls", "diff", "20"], 160);
-    expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed\nsetting +before +after\n/);
+    expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed( \(\d+ reordered\))?\nsetting +change +before +after\n/);
   });
 });
 
