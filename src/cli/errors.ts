@@ -10,6 +10,7 @@ import {
   RateLimitError,
   ValidationError,
 } from "../index.js";
+import { operations } from "../../generated/spec-tables.js";
 import { UnknownFieldError } from "./output.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, timeout: 4 } as const;
@@ -127,7 +128,7 @@ function explainStatus(error: APIError, context: FailureContext): Explained {
       hint = `The key in ${context.keySource} may not do this: ${ADMIN_ROLES}.`;
       break;
     case 404:
-      hint = "Check the id or name (they are case-sensitive).";
+      hint = notFoundHint(error, context);
       break;
     case 409:
       hint = "The resource is busy or not ready: wait for it ('orgagent computers wait ID') and try again.";
@@ -144,6 +145,18 @@ function explainStatus(error: APIError, context: FailureContext): Explained {
           : `Nothing was changed. ${context.command ? `Run '${context.command} --help' for usage.` : ""}`.trim();
   }
   return { message: answer, hint, exitCode: EXIT.error };
+}
+
+/**
+ * What a 404 asks to check. The host, when the path itself is not there: the operation addresses no resource by id
+ * (a list, analytics), or the answer is not the API's problem body (another server's page). Else the id or name.
+ */
+function notFoundHint(error: APIError, context: FailureContext): string {
+  const operation = error.operationId === undefined ? undefined : (operations as Record<string, { params?: Record<string, { in: string }> }>)[error.operationId];
+  const addressesOne = Object.values(operation?.params ?? {}).some((param) => param.in === "path");
+  const fromTheApi = error.title !== undefined || error.detail !== undefined;
+  if (!addressesOne || !fromTheApi) return `Nothing is served at this path there: check the host in ${context.hostSource}.`;
+  return `Check the id or name (they are case-sensitive), and the host in ${context.hostSource}.`;
 }
 
 function lower(text: string): string {

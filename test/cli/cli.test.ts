@@ -93,6 +93,16 @@ describe.concurrent("usage", () => {
     const noApp = await orgagent(["readiness", "list"], { ORGAGENT_APP_URL: "" });
     expect(noApp.code).toBe(2);
     expect(noApp.stderr).toContain("Set ORGAGENT_APP_URL or pass --app-url");
+    // A first run, with nothing set: both are named at once.
+    const [neither, neitherApp] = await Promise.all([
+      orgagent(["computers", "get", "x"], { ORGAGENT_API_KEY: "", ORGAGENT_BASE_URL: "" }),
+      orgagent(["readiness", "list"], { ORGAGENT_API_KEY: "", ORGAGENT_APP_URL: "" }),
+    ]);
+    expect(neither).toMatchObject({ code: 2, stdout: "" });
+    expect(neither.stderr).toBe(
+      "orgagent: no API key and no API host.\nSet ORGAGENT_API_KEY and ORGAGENT_BASE_URL, or pass --api-key and --base-url: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:4000 for the emulator of 'npm start'.\n",
+    );
+    expect(neitherApp.stderr).toMatch(/^orgagent: no API key and no app host\.\nSet ORGAGENT_API_KEY and ORGAGENT_APP_URL, or pass --api-key and --app-url: /);
   });
 });
 
@@ -597,5 +607,40 @@ describe("sessions and computers (these move the emulator's clock)", () => {
     expect([active.code, active.stdout]).toEqual([0, '{\n  "status": "active"\n}\n']);
     const unknown = await orgagent(["computers", "by-name", "nope"]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("404 Not Found")]);
+  });
+
+  test("a computer's name where its id is asked: looked up, and the id used said on stderr; an id is used as it is", async () => {
+    const box = computer("build-box-eu-1");
+    const note = `Using computer ${box} (build-box-eu-1).\n`;
+    const [byName, byId, created, waited, retried] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-1"]),
+      orgagent(["computers", "get", box]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-1", "--json", "sessionId,computerId"]),
+      orgagent(["computers", "wait", "laptop-maya", "--json", "name,status"]),
+      orgagent(["computers", "retry-install", "ci-runner-arm64"]),
+    ]);
+    expect(byName).toMatchObject({ code: 0, stderr: note });
+    expect(JSON.parse(byName.stdout)).toEqual(JSON.parse(byId.stdout));
+    expect(byId.stderr).toBe("");
+    expect(created).toMatchObject({ code: 0, stderr: note });
+    const { sessionId, computerId } = JSON.parse(created.stdout) as { sessionId: string; computerId: string };
+    expect(computerId).toBe(box);
+    expect((await sdk.sessions.get(sessionId)).computerId).toBe(box);
+    expect(waited).toMatchObject({ code: 0, stdout: '{\n  "name": "laptop-maya",\n  "status": "active"\n}\n' });
+    expect(waited.stderr).toBe(`Using computer ${computer("laptop-maya")} (laptop-maya).\n`);
+    // The write goes to the computer the name stands for.
+    expect(retried.stderr).toBe(`Using computer ${computer("ci-runner-arm64")} (ci-runner-arm64).\n`);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ id: computer("ci-runner-arm64"), status: "provisioning" });
+
+    const [unknown, unknownCreate] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-9"]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-9", "--debug"]),
+    ]);
+    expect(unknown).toMatchObject({ code: 1, stdout: "" });
+    expect(unknown.stderr).toBe('orgagent: no computer has the id or the name "build-box-eu-9".\nCheck the id or name: both are case-sensitive.\n');
+    // Nothing is created for a computer that is not there: the lookups are reads, and no POST follows them.
+    expect(unknownCreate.code).toBe(1);
+    expect(unknownCreate.stderr).toMatch(/→ GET/);
+    expect(unknownCreate.stderr).not.toMatch(/→ POST/);
   });
 });

@@ -224,6 +224,32 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     expect(variable.stderr).not.toContain("Invalid baseUrl");
   });
 
+  test("a 404 from a host that is not the API's says to check the host; from the API, the id or name and the host", async () => {
+    // Another web server: 404 and an HTML page for every path.
+    const other = createServer((_, response) => response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const [appHost, page, computerThere, session] = await Promise.all([
+        // The emulator's app host given as the API host: it serves no analytics.
+        orgagent(["analytics", "tokens", "--days", "2"], { ORGAGENT_BASE_URL: emulator.appUrl }),
+        orgagent(["sessions", "get", "sess_1"], { ORGAGENT_BASE_URL: otherUrl }),
+        orgagent(["computers", "get", "build-box-eu-1"], { ORGAGENT_BASE_URL: otherUrl }),
+        orgagent(["sessions", "get", "sess_nope"]),
+      ]);
+      expect([appHost.code, page.code, computerThere.code, session.code]).toEqual([1, 1, 1, 1]);
+      expect(twoLines(appHost).hint).toBe("Nothing is served at this path there: check the host in ORGAGENT_BASE_URL.");
+      expect(twoLines(page).hint).toBe("Nothing is served at this path there: check the host in ORGAGENT_BASE_URL.");
+      expect(twoLines(computerThere)).toEqual({
+        cause: `orgagent: no computer "build-box-eu-1", and ${otherUrl} answers 404 to the API's other paths too.`,
+        hint: "Check the host in ORGAGENT_BASE_URL: it does not seem to be the API's.",
+      });
+      expect(twoLines(session).hint).toBe("Check the id or name (they are case-sensitive), and the host in ORGAGENT_BASE_URL.");
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   test("a refused connection fails at once, not after silent retries (exit 1)", async () => {
     const base = `http://127.0.0.1:${await closedPort()}`;
     const [result, debug] = await Promise.all([
