@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { operations, tableColumns } from "../../generated/spec-tables.js";
 import type { Context } from "./context.js";
-import type { Row } from "./output.js";
+import { askedColumns } from "./columns.js";
+import { UnknownFieldError, type Row } from "./output.js";
 import {
   LIST_DEFAULT,
   LIST_FORMATS,
@@ -27,6 +28,15 @@ const ENDPOINTS = {
 } as const;
 
 type Flags = WithOutput<RangeFlags & { groupBy?: string; pageSize?: number; concurrency?: number }>;
+
+// The columns a table on a terminal shows first without --columns: when and who, then the figures worth a glance;
+// the others follow as far as the width allows and are named under the table. Piped output and CSV keep the spec's
+// order. Rows not listed here keep it on a terminal too.
+export const TERMINAL_COLUMNS: Partial<Record<keyof typeof tableColumns, readonly string[]>> = {
+  UserRow: ["date", "user_email", "billable_tokens", "tool_calls", "sessions", "messages", "primary_model", "git_commits", "git_prs_created"],
+  ToolsRow: ["date", "tool_calls", "tool_calls_per_session_avg", "autonomy_ratio_avg", "mcp_users_with_mcp", "skills_invocations", "hooks_invocations"],
+  ActivityRow: ["date", "daily_active_users", "sessions", "messages", "user_messages", "weekly_active_users", "monthly_active_users"],
+};
 const FIELDS = { ...RANGE_FIELDS, "query.group_by": "--group-by", "query.limit": "--page-size", "options.concurrency": "--concurrency" };
 
 export function analyticsCommands(program: Command, context: Context): void {
@@ -51,7 +61,8 @@ export function analyticsCommands(program: Command, context: Context): void {
       const query = { ...rangeOf(flags), ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
       const api = context.client(cmd).analytics as unknown as Record<string, (q: object) => Promise<{ data: Row[] }>>;
       const page = await api[name]!(query);
-      context.out.list(page.data, flags, { columns: tableColumns[rows[flags.groupBy ? 1 : 0]] });
+      const row = rows[flags.groupBy ? 1 : 0];
+      context.out.list(page.data, flags, { columns: tableColumns[row], firstColumns: TERMINAL_COLUMNS[row] });
     });
   }
 
@@ -76,6 +87,9 @@ export function analyticsCommands(program: Command, context: Context): void {
   ]);
   users.action(async (flags: Flags, cmd: Command) => {
     context.begin(cmd, FIELDS);
+    // A long export should not end in a typo: the columns of a user row are known before the first request.
+    const unknown = askedColumns(flags.columns)?.filter((column) => !(tableColumns.UserRow as readonly string[]).includes(column));
+    if (unknown?.length) throw new UnknownFieldError(unknown, tableColumns.UserRow, "--columns column");
     const query = { ...rangeOf(flags), limit: flags.pageSize };
     const pages = context.client(cmd).analytics.users(query, { concurrency: flags.concurrency }).pages();
     const progress = context.out.progress();
@@ -92,6 +106,6 @@ export function analyticsCommands(program: Command, context: Context): void {
       progress(`users: ${rowCount} rows, ${pageCount} page${pageCount === 1 ? "" : "s"}`);
     }
     progress(undefined);
-    if (!streaming) context.out.list(rows, flags, { columns: tableColumns.UserRow });
+    if (!streaming) context.out.list(rows, flags, { columns: tableColumns.UserRow, firstColumns: TERMINAL_COLUMNS.UserRow });
   });
 }

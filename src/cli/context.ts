@@ -42,7 +42,7 @@ export class Context implements FailureContext {
     readonly io: Io,
     readonly env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
-    this.out = new Output(io);
+    this.out = new Output(io, env);
   }
 
   /** Starts a command: its name for hints, and which of its flags give which SDK field. */

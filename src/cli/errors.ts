@@ -11,7 +11,7 @@ import {
   ValidationError,
 } from "../index.js";
 import { operations } from "../../generated/spec-tables.js";
-import { UnknownFieldError } from "./output.js";
+import { OutputUsageError } from "./output.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, timeout: 4 } as const;
 
@@ -72,9 +72,7 @@ export function explain(error: unknown, context: FailureContext): Explained {
   const help = context.command ? `Run '${context.command} --help' for usage.` : "Run 'orgagent --help' for usage.";
   const result = (message: string, hint: string | undefined, exitCode: number): Explained => ({ message, hint, exitCode });
   if (error instanceof CliError) return result(error.message, error.hint, error.exitCode);
-  if (error instanceof UnknownFieldError) {
-    return result(error.message, error.known.length ? `Fields: ${error.known.join(", ")}.` : help, EXIT.usage);
-  }
+  if (error instanceof OutputUsageError) return result(error.message, error.hint ?? help, EXIT.usage);
   if (error instanceof ValidationError) {
     const flag = context.fields[error.field] ?? error.field.replace(/^(query|body|path)\./, "");
     const value = typeof error.value === "string" ? error.value : JSON.stringify(error.value);

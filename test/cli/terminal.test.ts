@@ -91,16 +91,16 @@ describe.concurrent("a pipe closed early ends the command quietly", () => {
 });
 
 describe.concurrent("on a terminal a human view, when piped stable machine output", () => {
-  test("a wide table is cut to the terminal's width and the columns left out are named", async () => {
+  test("a wide table is cut to the terminal's width, the command's first columns first, and the columns left out are named", async () => {
     const result = await onTerminal(["analytics", "activity", "--days", "3"], 80);
     expect(result.code).toBe(0);
     const [header, ...rows] = lines(screen(result));
-    expect(header).toMatch(/^date +daily_active_users +weekly_active_users +monthly_active_users$/);
+    expect(header).toMatch(/^date +daily_active_users +sessions +messages +user_messages$/);
     expect(rows.slice(0, 3).map((row) => row.split(/ +/)[0])).toEqual([day(3), day(2), day(1)]);
     for (const line of lines(screen(result))) expect(line.length).toBeLessThanOrEqual(80);
     const note = screen(result).slice(screen(result).indexOf("(6 more"));
-    expect(note.replace(/\n/g, " ")).toMatch(/^\(6 more columns not shown at this width: .*; use --format csv or --json to see every column\) $/);
-    for (const column of ["sessions", "user_messages", "daily_active_users_by_client.terminal-ui", "daily_active_users_by_client.web"]) {
+    expect(note.replace(/\n/g, " ")).toMatch(/^\(6 more columns: .*; pick columns with --columns, or see every one with --format csv or --json\) $/);
+    for (const column of ["weekly_active_users", "monthly_active_users", "daily_active_users_by_client.terminal-ui", "daily_active_users_by_client.web"]) {
       expect(note.replace(/\n/g, " ")).toContain(` ${column}`);
     }
     const piped = await orgagent(["analytics", "activity", "--days", "3"]);
@@ -111,7 +111,7 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
   test("a wider terminal shows more columns", async () => {
     const result = await onTerminal(["analytics", "activity", "--days", "3"], 260);
     expect(lines(screen(result))[0]).toMatch(/^date +daily_active_users .* user_messages .* daily_active_users_by_client\.web .*$/);
-    expect(screen(result)).not.toContain("not shown");
+    expect(screen(result)).not.toContain("more column");
   });
 
   test("one resource: key/value with ISO times on a terminal, JSON with the API's epoch milliseconds when piped", async () => {
@@ -371,13 +371,13 @@ describe.concurrent("help and --version", () => {
     expect(code).toBe(0);
     for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
     expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
-    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
+    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> Give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
   });
 
   test("docs/cli.md's configuration table names every global flag with its variable", () => {
     const program = buildProgram(new Context({ stdout: new PassThrough(), stderr: new PassThrough() }));
     const table = readFileSync(join(root, "docs/cli.md"), "utf8").split("## Configuration")[1]!.split("\n## ")[0]!;
-    const globals = program.options.filter((option) => !["--help", "--version"].includes(option.long!));
+    const globals = program.options.filter((option) => !option.hidden && !["--help", "--version"].includes(option.long!));
     expect(globals.map((option) => option.long)).toContain("--request-timeout");
     for (const option of globals) {
       const variable = option.envVar ?? (option.long === "--debug" ? "ORGAGENT_LOG" : undefined);
