@@ -1,7 +1,7 @@
 // Help as `gh` shows it: every line within the terminal's width (80 columns when not a terminal), prose reflowed,
 // examples broken into shell lines that still paste (` \` at each break), and every description in one case: a
 // capital first letter.
-import type { Command, OutputConfiguration } from "commander";
+import { Help, type Command, type OutputConfiguration } from "commander";
 import type { Io } from "./output.js";
 
 const PIPED_WIDTH = 80;
@@ -27,6 +27,22 @@ export function helpOutput(io: Io): OutputConfiguration {
     outputError: (text) => void io.stderr.write(text.replace(/^error: /, "orgagent: ")),
   };
 }
+
+// Below this many columns for descriptions beside their terms, each description goes under its term instead.
+const MIN_DESCRIPTION = 24;
+
+/**
+ * Commander's layout of options and commands, for narrow terminals too: descriptions wrap in a column down to 20
+ * wide (commander stops at 40), and when even that leaves too little room, each description goes under its term.
+ */
+export const helpLayout: Partial<Help> = {
+  minWidthToWrap: 20,
+  formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+    const width = this.helpWidth ?? PIPED_WIDTH;
+    if (!description || width - termWidth - 4 >= MIN_DESCRIPTION) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, "      ")}`;
+  },
+};
 
 /** Every description of the tree (commands, arguments, options) with a capital first letter. */
 export function capitalizeDescriptions(program: Command): void {

@@ -9,7 +9,7 @@ import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
-import { capitalizeDescriptions, helpOutput } from "./help.js";
+import { capitalizeDescriptions, helpLayout, helpOutput } from "./help.js";
 import { examples, seconds } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
@@ -44,6 +44,7 @@ export function buildProgram(context: Context): Command {
     .configureOutput(helpOutput(io))
     .helpOption("-h, --help", "Show help for the command")
     .configureHelp({
+      ...helpLayout,
       showGlobalOptions: true,
       optionDescription: (option) => `${new Help().optionDescription(option)}${option.mandatory ? " (required)" : ""}`,
     })
