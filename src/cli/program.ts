@@ -19,11 +19,11 @@ import { sessionCommands } from "./sessions.js";
 const EXIT_CODES = [
   "",
   "Exit codes:",
-  "  0  success",
-  "  1  the API answered with an error, could not be reached, or another failure",
-  "  2  bad usage or input, found before anything was sent",
-  "  3  partial failure: some entries were rejected (limits set)",
-  "  4  timed out waiting (sessions wait, computers wait, sessions send --wait)",
+  "  0  Success",
+  "  1  The API answered with an error, could not be reached, or another failure",
+  "  2  Bad usage or input, found before anything was sent",
+  "  3  Partial failure: some entries were rejected (limits set)",
+  "  4  Timed out waiting (sessions wait, computers wait, sessions send --wait)",
 ].join("\n");
 
 export function buildProgram(context: Context): Command {

@@ -95,6 +95,10 @@ describe("help", () => {
       for (const argument of command.registeredArguments) descriptions.push(argument.description);
       for (const option of command.createHelp().visibleOptions(command)) descriptions.push(option.description);
     }
+    // The exit codes under the program's help too.
+    const exitCodes = helpAt(1000).get("orgagent")!.split("Exit codes:\n")[1]!.split("\n\n")[0]!.split("\n");
+    expect(exitCodes).toHaveLength(5);
+    descriptions.push(...exitCodes.map((line) => line.replace(/^ +\d +/, "")));
     expect(descriptions.length).toBeGreaterThan(100);
     expect(descriptions.filter((text) => text && !/^[A-Z0-9(-]/.test(text))).toEqual([]);
   });

@@ -370,7 +370,7 @@ describe.concurrent("help and --version", () => {
     const { code, stdout } = await orgagent(["--help"]);
     expect(code).toBe(0);
     for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
-    expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
+    expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}Partial failure/);
     expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> Give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
   });
 
