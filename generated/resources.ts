@@ -262,6 +262,9 @@ export class Sessions extends APIResource {
    * `images` and `files` (PDFs and text files). It is routed to the computer given in the body's `computerId`,
    * or else to the session's own `computerId`.
    *
+   * The API lists no messages of a session, and no answer names the id of the agent's reply: to know when the agent
+   * has finished, read the session until its status is `idle` again (`messageCount` counts its messages).
+   *
    * No maximum size is published for the text, images and files.
    *
    * The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
@@ -277,7 +280,8 @@ export class Sessions extends APIResource {
    *
    * Returns one message of a session: its role (`user`, `assistant`, `tool` or `system`), content blocks and
    * timestamps (Unix epoch milliseconds), plus optional origin, visibility and provider-specific fields. Content
-   * blocks document only `text` and `id`; other block fields may appear.
+   * blocks document only `text` and `id`; other block fields may appear. A message is read by its id: sending a
+   * message returns the id of that user message; no operation lists a session's messages.
    *
    * The optional `computerId` query parameter names a computer to query directly.
    *

@@ -39,7 +39,7 @@ export class Context implements FailureContext {
     readonly io: Io,
     readonly env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
-    this.out = new Output(io);
+    this.out = new Output(io, env);
   }
 
   /** Starts a command: its name for hints, and which of its flags give which SDK field. */
@@ -60,10 +60,18 @@ export class Context implements FailureContext {
       this.requestTimeout = options.requestTimeout;
       this.timeoutSource = source("requestTimeout", "--request-timeout", "ORGAGENT_REQUEST_TIMEOUT");
     }
+    const url = options[host.key];
+    if (!options.apiKey && !url) {
+      // Both at once: a first run has neither, and should not learn of the second only after fixing the first.
+      throw new CliError(
+        `no API key and no ${appHost ? "app host" : "API host"}.`,
+        EXIT.usage,
+        `Set ORGAGENT_API_KEY and ${host.variable}, or pass --api-key and ${host.flag}: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`,
+      );
+    }
     if (!options.apiKey) {
       throw new CliError("no API key.", EXIT.usage, "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).");
     }
-    const url = options[host.key];
     if (!url) {
       const what = appHost ? "no app host (it serves readiness reports)." : "no API host.";
       throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);

@@ -6,13 +6,22 @@ import { MAX_CONCURRENCY } from "../core/options.js";
 import type { FieldRule } from "../core/validate.js";
 import { dateRange, type DateRange } from "../index.js";
 import { CliError, EXIT } from "./errors.js";
-import type { OutputChoice } from "./output.js";
+import { columnsOption } from "./columns.js";
+import { OutputUsageError, type OutputChoice } from "./output.js";
 
-/** `--format` (the given choices) and `--json [fields]`, its familiar alias. */
+/** `--format` (the given choices) and `--json [fields]`, its familiar alias; `--columns` for lists (CSV among the formats). */
 export function addOutputOptions(command: Command, formats: readonly string[], defaultText: string): Command {
-  return command
+  command
     .addOption(new Option("--format <format>", `output format (default: ${defaultText})`).choices(formats))
     .addOption(new Option("--json [fields]", "JSON output; optionally only these comma-separated top-level fields").conflicts("format"));
+  if (!formats.includes("csv")) return command;
+  // Checked before anything is sent: --columns is for tables and CSV.
+  return command.addOption(columnsOption()).hook("preAction", (_, action) => {
+    const { columns, format } = action.opts<OutputChoice>();
+    if (columns !== undefined && (format === "json" || format === "ndjson")) {
+      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+    }
+  });
 }
 
 export const LIST_FORMATS = ["table", "json", "ndjson", "csv"] as const;

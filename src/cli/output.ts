@@ -4,21 +4,21 @@
 // spreadsheet formulas escaped. On a terminal, and always on stderr, text from outside the CLI goes through
 // terminal-text.ts first, so that it cannot drive the terminal; piped, stdout is the data exactly as it came.
 import { stringify } from "csv-stringify/sync";
+import { askedColumns, chooseColumns, leftOutNote } from "./columns.js";
+import type { Io } from "./io.js";
+import { page, pagerFor } from "./pager.js";
 import { terminalJson, terminalText } from "./terminal-text.js";
 
 export type Format = "table" | "json" | "ndjson" | "csv";
 export type Row = Record<string, unknown>;
 
-/** Where the CLI writes: `process` in the bin, any pair of streams in tests. */
-export interface Io {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-}
+export type { Io } from "./io.js";
 
-/** How the user asked for output: `--format`, and `--json [fields]`. */
+/** How the user asked for output: `--format`, `--json [fields]` and, for lists, `--columns`. */
 export interface OutputChoice {
   format?: string | undefined;
   json?: true | string | undefined;
+  columns?: string | undefined;
 }
 
 export interface ListOptions {
@@ -26,6 +26,8 @@ export interface ListOptions {
   columns?: readonly string[] | undefined;
   /** A line above a table on a terminal (e.g. which revisions a diff compares). */
   title?: string | undefined;
+  /** The columns a table on a terminal shows first without --columns, in this order; the others follow. */
+  firstColumns?: readonly string[] | undefined;
 }
 
 const DEFAULT_WIDTH = 100;
@@ -33,7 +35,18 @@ const DEFAULT_WIDTH = 100;
 const MAX_CELL = 60;
 
 export class Output {
-  constructor(readonly io: Io) {}
+  /** A pager still showing a table: the command ends when it does. */
+  private paging: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly io: Io,
+    private readonly env: Readonly<Record<string, string | undefined>> = process.env,
+  ) {}
+
+  /** Resolves once everything is shown (a pager closed). */
+  settled(): Promise<void> {
+    return this.paging;
+  }
 
   get tty(): boolean {
     return Boolean(this.io.stdout.isTTY);
@@ -71,6 +84,10 @@ export class Output {
   /** Prints rows in the chosen format. */
   list(rows: readonly Row[], choice: OutputChoice, options: ListOptions = {}): void {
     const format = formatOf(choice);
+    const asked = askedColumns(choice.columns);
+    if (asked && (format === "json" || format === "ndjson")) {
+      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+    }
     const selected = select(rows, choice);
     if (format === "json") return this.json(selected, 2);
     if (format === "ndjson") {
@@ -78,7 +95,11 @@ export class Output {
       return;
     }
     const flat = selected.map((row) => flatten(row));
-    const columns = [...new Set([...(options.columns ?? []), ...flat.flatMap((row) => Object.keys(row))])];
+    const all = [...new Set([...(options.columns ?? []), ...flat.flatMap((row) => Object.keys(row))])];
+    const unknown = (asked ?? []).filter((column) => !all.includes(column));
+    if (unknown.length && all.length) throw new UnknownFieldError(unknown, all, "--columns column");
+    const terminal = this.tty && format === "table";
+    const columns = chooseColumns(all, asked, options.firstColumns, terminal);
     if (format === "csv") {
       // Numbers stay numbers, so a negative one is not mistaken for a formula; every text cell is guarded.
       const csv = stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true });
@@ -108,7 +129,10 @@ export class Output {
     return this.tty ? terminalText(text, { multiline: true }) : text;
   }
 
-  /** Aligned columns, cut to the terminal's width; the columns left out are named on stderr. */
+  /**
+   * Aligned columns, cut to the terminal's width; the columns left out are named on stderr. A table longer than the
+   * screen goes through the pager, if there is one (the note after it).
+   */
   private table(columns: readonly string[], cells: string[][]): void {
     const clipped = cells.map((line) => line.map((cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell)));
     const widths = columns.map((column, i) => Math.max(column.length, ...clipped.map((line) => line[i]!.length)));
@@ -124,11 +148,16 @@ export class Output {
     }
     const pad = (text: string, i: number) => (numeric[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
     const render = (line: readonly string[]) => shown.map((i) => pad(line[i]!, i)).join("  ").trimEnd().slice(0, room);
-    this.line([render(columns), ...clipped.map(render)].join("\n"));
+    const text = `${[render(columns), ...clipped.map(render)].join("\n")}\n`;
     const hidden = columns.filter((_, i) => !shown.includes(i));
-    if (hidden.length) {
-      this.note(wrap(`(${hidden.length} more column${hidden.length === 1 ? "" : "s"} not shown at this width: ${hidden.join(", ")}; use --format csv or --json to see every column)`, room));
+    const note = hidden.length ? `${wrap(leftOutNote(hidden), room)}\n` : "";
+    const pager = pagerFor(this.io, this.env, clipped.length + 1);
+    if (pager) {
+      this.paging = page(text + note, pager, this.io, this.env);
+      return;
     }
+    this.io.stdout.write(text);
+    if (note) this.io.stderr.write(note);
   }
 
   /** A one-line progress display on stderr when it is a terminal; nothing at all otherwise. */
@@ -170,12 +199,25 @@ function select(rows: readonly Row[], choice: OutputChoice): Row[] {
   return rows.map((row) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null])));
 }
 
-export class UnknownFieldError extends Error {
+/** Output asked for in a way that cannot be: a usage error (exit 2), with what to do instead. */
+export class OutputUsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** `--json` fields or `--columns` columns that rows do not have; the hint lists those they have. */
+export class UnknownFieldError extends OutputUsageError {
   constructor(
     readonly unknown: readonly string[],
     readonly known: readonly string[],
+    what: "--json field" | "--columns column" = "--json field",
   ) {
-    super(`unknown --json field${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`);
+    const list = what === "--json field" ? "Fields" : "Columns";
+    super(`unknown ${what}${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`, known.length ? `${list}: ${known.join(", ")}.` : undefined);
   }
 }
 

@@ -95,6 +95,16 @@ describe.concurrent("usage", () => {
     const noApp = await orgagent(["readiness", "list"], { ORGAGENT_APP_URL: "" });
     expect(noApp.code).toBe(2);
     expect(noApp.stderr).toContain("Set ORGAGENT_APP_URL or pass --app-url");
+    // A first run, with nothing set: both are named at once.
+    const [neither, neitherApp] = await Promise.all([
+      orgagent(["computers", "get", "x"], { ORGAGENT_API_KEY: "", ORGAGENT_BASE_URL: "" }),
+      orgagent(["readiness", "list"], { ORGAGENT_API_KEY: "", ORGAGENT_APP_URL: "" }),
+    ]);
+    expect(neither).toMatchObject({ code: 2, stdout: "" });
+    expect(neither.stderr).toBe(
+      "orgagent: no API key and no API host.\nSet ORGAGENT_API_KEY and ORGAGENT_BASE_URL, or pass --api-key and --base-url: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:4000 for the emulator of 'npm start'.\n",
+    );
+    expect(neitherApp.stderr).toMatch(/^orgagent: no API key and no app host\.\nSet ORGAGENT_API_KEY and ORGAGENT_APP_URL, or pass --api-key and --app-url: /);
   });
 });
 
@@ -513,40 +523,71 @@ describe("readiness and controls", () => {
     for (const row of rows) expect(row[2]).not.toBe("");
   });
 
-  test("controls diff REV [REV]: each changed setting with its two values, and every changed setting is listed", async () => {
+  test("controls diff REV [REV]: changed values with both sides; lists as items added and removed and, after them, moved; every changed setting listed", async () => {
     const changes: EnterpriseControlChange[] = [];
     for await (const change of sdk.enterpriseControls.history({ limit: 100 })) changes.push(change);
     const settingsOf = (revision: number) => changes.find((c) => c.revision === revision)!.settings;
     const latest = changes[0]!.revision;
-    const pairs = [[13, 14], [10, 14], [14, 10], [1, latest]] as const;
-    const runs = await Promise.all([
-      orgagent(["controls", "diff", "14", "--json"]),
-      ...pairs.slice(1).map(([from, to]) => orgagent(["controls", "diff", String(from), String(to), "--json"])),
-    ]);
-    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    // Pairs whose lists gain and lose items, and pairs (from the seeded history) where only the order of some items changes.
+    const reordering = changes.slice(0, -1).map((change, i) => [changes[i + 1]!.revision, change.revision] as const).filter(([from, to]) => reordered(settingsOf(from), settingsOf(to)));
+    expect(reordering.length).toBeGreaterThan(0);
+    const pairs = [[13, 14], [10, 14], [14, 10], [1, latest], ...reordering.slice(0, 3)] as const;
+    const runs = await Promise.all(pairs.map(([from, to], i) => orgagent(["controls", "diff", ...(i === 0 ? [String(to)] : [String(from), String(to)]), "--json"])));
+    expect(runs.map((r) => r.code)).toEqual(pairs.map(() => 0));
+    const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
+    const json = (value: unknown) => JSON.stringify(value);
+    let moves = 0;
     for (const [i, [from, to]] of pairs.entries()) {
-      const diff = JSON.parse(runs[i]!.stdout) as Array<{ setting: string; before?: unknown; after?: unknown }>;
+      type Row = { setting: string; change: string; before?: unknown; after?: unknown; item?: unknown };
+      const diff = JSON.parse(runs[i]!.stdout) as Row[];
       expect(diff.length).toBeGreaterThan(0);
-      const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
-      for (const { setting, before, after } of diff) {
-        expect(before).toEqual(at(settingsOf(from), setting));
-        expect(after).toEqual(at(settingsOf(to), setting));
-        expect(isDeepStrictEqual(before, after)).toBe(false);
+      // Order changes come apart, after every other difference.
+      const firstMove = diff.findIndex((row) => row.change === "moved");
+      if (firstMove !== -1) expect(diff.slice(firstMove).every((row) => row.change === "moved")).toBe(true);
+      moves += diff.filter((row) => row.change === "moved").length;
+      for (const setting of new Set(diff.map((row) => row.setting))) {
+        const [old, now] = [at(settingsOf(from), setting), at(settingsOf(to), setting)];
+        const rows = diff.filter((row) => row.setting === setting);
+        if (rows.some((row) => row.change === "changed")) {
+          expect(rows).toEqual([{ setting, change: "changed", before: old, after: now }]);
+          expect(isDeepStrictEqual(old, now)).toBe(false);
+          continue;
+        }
+        // A list: never shown whole; what was removed, added and moved turns the list before into the list after.
+        const [before, after] = [(old ?? []) as unknown[], (now ?? []) as unknown[]];
+        for (const row of rows) expect(row.change).toMatch(/^(added|removed|moved)$/);
+        const left = before.map(json);
+        for (const row of rows.filter((r) => r.change === "removed")) left.splice(left.indexOf(json(row.item)), 1);
+        const added = rows.filter((r) => r.change === "added").map((r) => json(r.item));
+        expect([...left, ...added].sort(), setting).toEqual(after.map(json).sort());
+        const moved = rows.filter((r) => r.change === "moved") as Array<Row & { before: number; after: number }>;
+        for (const move of moved) {
+          expect(json(before[move.before - 1])).toBe(json(move.item));
+          expect(json(after[move.after - 1])).toBe(json(move.item));
+        }
+        // The items that did not move keep their order.
+        const still = (list: unknown[], drop: Set<number>, gone: string[]) => list.filter((_, k) => !drop.has(k + 1)).map(json).filter((item) => !gone.includes(item));
+        const removed = rows.filter((r) => r.change === "removed").map((r) => json(r.item));
+        expect(still(before, new Set(moved.map((m) => m.before)), removed)).toEqual(still(after, new Set(moved.map((m) => m.after)), added));
       }
-      // Nothing missing: the listed settings are exactly the leaves a deep diff of the two snapshots finds.
-      expect(diff.map((change) => change.setting), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
+      // Nothing missing: the settings listed are exactly those whose values differ.
+      expect([...new Set(diff.map((change) => change.setting))].sort(), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
     }
-    const table = await orgagent(["controls", "diff", "14"]);
-    expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
+    expect(moves).toBeGreaterThan(0);
+    const table = await orgagent(["controls", "diff", String(reordering[0]![0]), String(reordering[0]![1])]);
+    const cells = tsv(table.stdout);
+    expect(cells[0]).toEqual(["setting", "change", "before", "after"]);
+    expect(cells.at(-1)).toEqual([expect.any(String), "moved", expect.stringMatching(/ at \d+$/), expect.stringMatching(/ at \d+$/)]);
+    for (const cell of cells.flat()) expect(cell).not.toMatch(/^\[/);
   });
 
   test("settings named like Object.prototype's properties are compared as any other", () => {
     const before = JSON.parse('{"__proto__": {"a": 1}, "constructor": true, "toString": "x", "same": 1}');
     const after = JSON.parse('{"__proto__": {"a": 2}, "valueOf": 3, "toString": "x", "same": 1}');
     expect(diffSettings(before, after)).toEqual([
-      { setting: "__proto__.a", before: 1, after: 2 },
-      { setting: "constructor", before: true, after: undefined },
-      { setting: "valueOf", before: undefined, after: 3 },
+      { change: "changed", setting: "__proto__.a", before: 1, after: 2 },
+      { change: "changed", setting: "constructor", before: true, after: undefined },
+      { change: "changed", setting: "valueOf", before: undefined, after: 3 },
     ]);
   });
 
@@ -558,6 +599,17 @@ describe("readiness and controls", () => {
     expect(bad.stderr).toContain("<revision> takes a whole number");
   });
 });
+
+/** Whether some list setting keeps items whose order changed (compared item by item, by JSON). */
+function reordered(before: object, after: object): boolean {
+  return changedSettings(before, after).some((setting) => {
+    const at = (settings: object) => setting.split(".").reduce<any>((value, key) => value?.[key], settings);
+    const [old, now] = [at(before), at(after)];
+    if (!Array.isArray(old) || !Array.isArray(now)) return false;
+    const common = (list: unknown[], other: unknown[]) => list.map((item) => JSON.stringify(item)).filter((item) => other.map((o) => JSON.stringify(o)).includes(item));
+    return JSON.stringify(common(old, now)) !== JSON.stringify(common(now, old));
+  });
+}
 
 /**
  * The dotted names of the settings that differ between two snapshots, sorted: objects are walked key by key, lists
@@ -646,5 +698,40 @@ describe("sessions and computers (these move the emulator's clock)", () => {
     expect([active.code, active.stdout]).toEqual([0, '{\n  "status": "active"\n}\n']);
     const unknown = await orgagent(["computers", "by-name", "nope"]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("404 Not Found")]);
+  });
+
+  test("a computer's name where its id is asked: looked up, and the id used said on stderr; an id is used as it is", async () => {
+    const box = computer("build-box-eu-1");
+    const note = `Using computer ${box} (build-box-eu-1).\n`;
+    const [byName, byId, created, waited, retried] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-1"]),
+      orgagent(["computers", "get", box]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-1", "--json", "sessionId,computerId"]),
+      orgagent(["computers", "wait", "laptop-maya", "--json", "name,status"]),
+      orgagent(["computers", "retry-install", "ci-runner-arm64"]),
+    ]);
+    expect(byName).toMatchObject({ code: 0, stderr: note });
+    expect(JSON.parse(byName.stdout)).toEqual(JSON.parse(byId.stdout));
+    expect(byId.stderr).toBe("");
+    expect(created).toMatchObject({ code: 0, stderr: note });
+    const { sessionId, computerId } = JSON.parse(created.stdout) as { sessionId: string; computerId: string };
+    expect(computerId).toBe(box);
+    expect((await sdk.sessions.get(sessionId)).computerId).toBe(box);
+    expect(waited).toMatchObject({ code: 0, stdout: '{\n  "name": "laptop-maya",\n  "status": "active"\n}\n' });
+    expect(waited.stderr).toBe(`Using computer ${computer("laptop-maya")} (laptop-maya).\n`);
+    // The write goes to the computer the name stands for.
+    expect(retried.stderr).toBe(`Using computer ${computer("ci-runner-arm64")} (ci-runner-arm64).\n`);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ id: computer("ci-runner-arm64"), status: "provisioning" });
+
+    const [unknown, unknownCreate] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-9"]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-9", "--debug"]),
+    ]);
+    expect(unknown).toMatchObject({ code: 1, stdout: "" });
+    expect(unknown.stderr).toBe('orgagent: no computer has the id or the name "build-box-eu-9".\nCheck the id or name: both are case-sensitive.\n');
+    // Nothing is created for a computer that is not there: the lookups are reads, and no POST follows them.
+    expect(unknownCreate.code).toBe(1);
+    expect(unknownCreate.stderr).toMatch(/→ GET/);
+    expect(unknownCreate.stderr).not.toMatch(/→ POST/);
   });
 });

@@ -38,7 +38,8 @@ function answer(req: IncomingMessage, res: ServerResponse) {
   const route = `${req.method} ${url.pathname}`;
   if (route === "GET /api/v0/computers/cmp_evil") return json(200, computer);
   if (route === "GET /api/v0/computers/cmp_waiting") return json(200, { ...computer, id: "cmp_waiting", status: `provisioning${CLEAR}` });
-  if (route === "GET /api/v0/computers/cmp_gone") return json(404, { title: HOSTILE, detail: `gone\n${HOSTILE}`, status: 404, requestId: HOSTILE });
+  // A session, not a computer: `computers get` would look a missing id up as a name too, and report that.
+  if (route === "GET /api/v0/sessions/sess_gone") return json(404, { title: HOSTILE, detail: `gone\n${HOSTILE}`, status: 404, requestId: HOSTILE });
   if (route === "GET /api/v0/computers/cmp_broken") return json(503, { title: "Unavailable", status: 503 }, { "x-request-id": HOSTILE_HEADER });
   if (route === "GET /api/v0/sessions/sess_1/messages/msg_1") {
     return json(200, { ...successExample("getSessionMessage"), content: [{ type: "text", text: `first line\n\tindented${HOSTILE}` }] });
@@ -96,13 +97,13 @@ describe.concurrent("on a terminal, text from the server is shown, never obeyed"
   });
 
   test("an API error: the server's title, detail and request id on the one line of the cause", async () => {
-    const run = await onTerminal(["computers", "get", "cmp_gone"]);
+    const run = await onTerminal(["sessions", "get", "sess_gone"]);
     expect(run.code).toBe(1);
     expect(controlsLeft(run)).toEqual([]);
     const [cause, hint, ...rest] = screen(run).trimEnd().split("\n");
     expect(rest).toEqual([]);
     expect(cause).toContain(`404 ${SHOWN}: gone\\n${SHOWN}`);
-    expect(hint).toBe("Check the id or name (they are case-sensitive).");
+    expect(hint).toBe("Check the id or name (they are case-sensitive), and the host in ORGAGENT_BASE_URL.");
   });
 
   test("a 5xx hint quoting the request id the server sent in a header", async () => {
@@ -183,7 +184,7 @@ describe.concurrent("piped, the data is exact", () => {
   });
 
   test("stderr is for people even when stdout is piped: an API error's text is shown as escapes", async () => {
-    const run = await piped(["computers", "get", "cmp_gone"]);
+    const run = await piped(["sessions", "get", "sess_gone"]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`404 ${SHOWN}: gone\\n${SHOWN}`);
     expect(run.stderr).not.toMatch(/[\u001b\u009b\u007f\r]/);
