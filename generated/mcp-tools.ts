@@ -9,14 +9,14 @@ export interface McpToolSpec {
   readonly description: string;
   readonly method: "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
   /** JSON Schema (2020-12) of the arguments, self-contained: every $ref inlined, recursive ones in `$defs`. */
-  readonly inputSchema: { readonly type: "object"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[] };
+  readonly inputSchema: { readonly type: "object"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[]; readonly [keyword: string]: unknown };
   readonly annotations: { readonly title: string; readonly readOnlyHint: boolean; readonly destructiveHint?: boolean; readonly idempotentHint?: boolean };
   /** Where each argument goes. */
   readonly arguments: Readonly<Record<string, "path" | "query" | "body">>;
   /** `fields`: the body's fields are arguments of their own; `whole`: the body is the argument `body`. */
   readonly body?: "fields" | "whole";
   /** The operation's `x-pagination`. */
-  readonly pagination?: { readonly items: string; readonly cursorParam: string; readonly limitParam?: string };
+  readonly pagination?: { readonly items: string; readonly cursorParam: string; readonly limitParam?: string; readonly [key: string]: string | undefined };
   /** A write's `x-effect`; `changes-data` when the spec names none. */
   readonly effect?: "spends-credits" | "starts-work" | "changes-settings" | "changes-data";
 }
@@ -738,3 +738,63 @@ export const mcpTools: Readonly<Record<string, McpToolSpec>> = {
     "effect": "starts-work"
   }
 };
+
+/** The spec's introduction by section, and each tag's description: what the docs-search tool searches besides the tools. */
+export const mcpGuide: readonly { readonly heading: string; readonly text: string }[] = [
+  {
+    "heading": "Organization Administration and Agent Sessions API",
+    "text": "Programmatic access to an organization's data and to agent sessions.\n\n* **Analytics** (read only): daily credit consumption, tool usage, active users, productivity and per-user metrics.\n* **Readiness reports** (read only): stored evaluations of repositories against criteria. Served by the **app host**.\n* **Enterprise controls history** (read only): a paginated list of changes to organization settings.\n* **Usage limits**: a bulk update of per-user credit limits.\n* **Sessions**: create a session on a computer, read it, add a user message to it, and read a message.\n* **Computers**: read a computer by id or by name, and retry its install-dependencies step.\n* **Hooks** (not HTTP): the JSON a local hook command of the agent client receives, and the hooks settings.\n\nThe code samples read the credential from the `ORGAGENT_API_KEY` environment variable."
+  },
+  {
+    "heading": "Hosts",
+    "text": "Two hosts serve the API, both listed under Servers: the **API host** serves every path except readiness\nreports, which the **app host** serves. Each operation shows the URL of its own host. A deployment may use\nother hosts than the server URLs listed; the SDK and the CLI take them from `ORGAGENT_BASE_URL` (the API host)\nand `ORGAGENT_APP_URL` (the app host).\n\nAll bodies are JSON. Timestamps named `createdAt`, `updatedAt` and `completedAt` are Unix epoch milliseconds;\nanalytics dates are `YYYY-MM-DD` strings in UTC."
+  },
+  {
+    "heading": "Authentication",
+    "text": "Every request sends `Authorization: Bearer <credential>`, where the credential is an API key or a JWT access\ntoken (see the `bearerAuth` security scheme). A missing or invalid credential gets 401.\n\nAnalytics, the enterprise-controls history and usage limits are for administrators: analytics require the\nManager or Owner role (Members and guests get 403). Role requirements of the other endpoints are not\nspecified: expect 403 when a role does not allow an operation."
+  },
+  {
+    "heading": "Errors",
+    "text": "An error answer has a 4xx or 5xx status and a JSON problem body (`Problem`): `title` and `status`, usually\nwith `detail` and `requestId`. Analytics errors always carry `detail` and `requestId` (`AnalyticsError`).\nQuote the `requestId` when you contact support.\n\n| Status | Meaning |\n| --- | --- |\n| 400 | A parameter or the body is invalid: for analytics, a date that is not `YYYY-MM-DD`, today's date (the data lags a day), or a `limit` out of range. |\n| 401 | The credential is missing or not valid. |\n| 403 | The caller's role does not allow the operation. |\n| 404 | No session, message or computer has that id (or name). |\n| 409 | The session or computer is busy, or not in a state that allows the operation. |\n| 429 | A rate limit was exceeded: see Rate limits. |\n| 500 | The service failed. |\n\nA client should also accept an error body that is not JSON or lacks these fields (a proxy's HTML page, for\nexample) and go by the status."
+  },
+  {
+    "heading": "Pagination",
+    "text": "Three operations return one page of a longer list: the per-user analytics (`/api/v1/analytics/users`), the\nenterprise-controls history and readiness reports. `limit` sets the page size, and each operation states its\nbounds. To get the next page, send the same request again with the cursor the page gives:\n\n* **Per-user analytics**: while `meta.has_more` is true, pass `meta.next_cursor` as `cursor`.\n* **Enterprise-controls history**: while `pagination.hasMore` is true, pass `pagination.nextCursor` as `cursor`.\n* **Readiness reports**: the page has no cursor field; pass the `reportId` of the last report as `startAfter`.\n  An empty page ends the list.\n\nCursors are opaque: use them as given, with the same other parameters. Each list operation states its paging\nrule in the `x-pagination` extension too, for tools that follow pages by themselves."
+  },
+  {
+    "heading": "Rate limits",
+    "text": "Rate limits vary by plan. A request over a limit gets 429 with a `Retry-After` header: the number of seconds\nto wait (or an HTTP date) before sending it again. A 429 means the request was not carried out, so retrying it\nafter the wait is safe, also for a write."
+  },
+  {
+    "heading": "Versioning",
+    "text": "Analytics paths start with `/api/v1/analytics`; sessions, messages, computers, enterprise-controls history and\nusage limits start with `/api/v0`; readiness reports are at `/api/organization/maturity-level-reports` with no\nversion segment. The `/api/v0` interface has no published stability guarantee, and the properties of the\nenterprise-controls `settings` snapshot may be added, removed or renamed between API versions. `info.version`\nis the version of the OpenAPI document, not of the service.\n\nRead responses tolerantly: responses may gain properties, open enums may gain values, and an error body may\nnot be a problem document. A client should accept all three."
+  },
+  {
+    "heading": "Analytics",
+    "text": "Daily organization analytics under `/api/v1/analytics`. Read only; callers need the Manager or Owner role\n(Members and guests get 403). Data is aggregated in a daily batch and available the day after: the latest\nqueryable date is yesterday (UTC), today gives 400, and the earliest data is from 2026-01-14. Dates are UTC\nonly; there is no time-zone parameter."
+  },
+  {
+    "heading": "Readiness",
+    "text": "Stored readiness evaluations of repositories against criteria. Served by the app host, at a path with no\nversion segment."
+  },
+  {
+    "heading": "Enterprise controls",
+    "text": "History of changes to the organization's enterprise-control settings, newest revision first."
+  },
+  {
+    "heading": "Usage limits",
+    "text": "Bulk update of per-user credit limits."
+  },
+  {
+    "heading": "Sessions",
+    "text": "Agent sessions on a computer, and the messages in them."
+  },
+  {
+    "heading": "Computers",
+    "text": "Computers that sessions run on. No operation creates or deletes a computer."
+  },
+  {
+    "heading": "Hooks",
+    "text": "Not HTTP. The agent client runs local command hooks: on an event (the agent awaits input, finishes, ends a\nsession, used a tool) it runs the commands the hooks settings name for that event, and writes the event as a\nJSON object to each command's standard input. Nothing is sent to or from the service, which only reports\nhow often hooks ran (`hooks_invocations` and `hooks_by_event` in analytics).\n\nTwo shapes describe them: `HookInput`, the JSON a hook command reads, and `HooksSettings`, the settings\nobject that tells the agent client which command to run on which event. The spec lists both under\n`webhooks` (`hookInput`, `hooksSettings`) so that code generators emit types for them.\n\nA hook command written with the orgagent SDK checks its input with `parseHookInput`, which also narrows it\nby `hook_event_name`:\n\n```ts\nimport { readFileSync } from \"node:fs\";\nimport { parseHookInput } from \"orgagent\";\n\n// The event arrives as JSON on standard input.\nconst json = JSON.parse(readFileSync(0, \"utf8\"));\nconst input = parseHookInput(json);\nif (input.hook_event_name === \"Notification\") {\n  console.log(input.cwd, input.message);\n}\n```\n\nAn input that is not an object, has no `hook_event_name`, is a known event without one of its required\nfields, or has a field of the wrong type throws a `ValidationError`; an event the SDK does not know passes\nthrough unchanged, with or without `session_id` and `cwd`."
+  }
+];

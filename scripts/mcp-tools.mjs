@@ -139,7 +139,34 @@ export function buildMcpTools(spec) {
   return tools;
 }
 
-export function renderMcpTools(tools) {
+/**
+ * The spec's own guide, for the docs-search tool: the introduction cut at its `##` headings, and each tag's
+ * description.
+ */
+export function buildMcpGuide(spec) {
+  const sections = [];
+  let heading = spec.info.title;
+  let lines = [];
+  const flush = () => {
+    const text = lines.join("\n").trim();
+    if (text) sections.push({ heading, text });
+  };
+  for (const line of (spec.info.description ?? "").split("\n")) {
+    const match = /^##\s+(.*)$/.exec(line);
+    if (!match) {
+      lines.push(line);
+      continue;
+    }
+    flush();
+    heading = match[1].trim();
+    lines = [];
+  }
+  flush();
+  for (const tag of spec.tags ?? []) if (tag.description) sections.push({ heading: tag.name, text: tag.description.trim() });
+  return sections;
+}
+
+export function renderMcpTools(tools, guide) {
   return [
     "/** One MCP tool of `orgagent mcp`, derived from one operation of the spec. */",
     "export interface McpToolSpec {",
@@ -150,20 +177,23 @@ export function renderMcpTools(tools) {
     "  readonly description: string;",
     "  readonly method: \"GET\" | \"PUT\" | \"POST\" | \"DELETE\" | \"PATCH\";",
     "  /** JSON Schema (2020-12) of the arguments, self-contained: every $ref inlined, recursive ones in `$defs`. */",
-    "  readonly inputSchema: { readonly type: \"object\"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[] };",
+    "  readonly inputSchema: { readonly type: \"object\"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[]; readonly [keyword: string]: unknown };",
     "  readonly annotations: { readonly title: string; readonly readOnlyHint: boolean; readonly destructiveHint?: boolean; readonly idempotentHint?: boolean };",
     "  /** Where each argument goes. */",
     "  readonly arguments: Readonly<Record<string, \"path\" | \"query\" | \"body\">>;",
     "  /** `fields`: the body's fields are arguments of their own; `whole`: the body is the argument `body`. */",
     "  readonly body?: \"fields\" | \"whole\";",
     "  /** The operation's `x-pagination`. */",
-    "  readonly pagination?: { readonly items: string; readonly cursorParam: string; readonly limitParam?: string };",
+    "  readonly pagination?: { readonly items: string; readonly cursorParam: string; readonly limitParam?: string; readonly [key: string]: string | undefined };",
     "  /** A write's `x-effect`; `changes-data` when the spec names none. */",
     "  readonly effect?: \"spends-credits\" | \"starts-work\" | \"changes-settings\" | \"changes-data\";",
     "}",
     "",
     "/** Every operation's tool, by operationId. */",
     `export const mcpTools: Readonly<Record<string, McpToolSpec>> = ${JSON.stringify(tools, null, 2)};`,
+    "",
+    "/** The spec's introduction by section, and each tag's description: what the docs-search tool searches besides the tools. */",
+    `export const mcpGuide: readonly { readonly heading: string; readonly text: string }[] = ${JSON.stringify(guide, null, 2)};`,
     "",
   ].join("\n");
 }

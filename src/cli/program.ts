@@ -9,6 +9,7 @@ import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
+import { mcpCommand } from "./mcp.js";
 import { examples, seconds } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
@@ -67,6 +68,7 @@ export function buildProgram(context: Context): Command {
   computerCommands(program, context);
   readinessCommands(program, context);
   controlsCommands(program, context);
+  mcpCommand(program, context);
 
   const help = program
     .command("help")
