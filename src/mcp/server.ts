@@ -3,10 +3,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { mcpTools, type McpToolSpec } from "../../generated/mcp-tools.js";
 import pkg from "../../package.json" with { type: "json" };
 import { CodeRunner, codeToolDefinition, describeMethods } from "./code-tool.js";
@@ -15,6 +11,7 @@ import { listenHttp, type HttpListener } from "./http.js";
 import { instructions } from "./instructions.js";
 import { argumentOf, operationTool, runOperationTool } from "./operation-tools.js";
 import { CODE_TOOL, DEFAULT_CODE_TIMEOUT, DOCS_TOOL, McpOptionsError, policyOf, type McpServerOptions, type Policy } from "./options.js";
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server, StdioServerTransport, type Transport } from "./protocol.js";
 import { errorResult, failure, textResult, type ToolResult } from "./results.js";
 import { SandboxProxy } from "./sandbox-proxy.js";
 import { sandboxSdk, sandboxSdkAvailable } from "./sandbox-sdk.js";
