@@ -25,7 +25,7 @@ function inputSchema(spec, schema, defs, stack = []) {
     if (stack.includes($ref)) {
       if (!defs.has(name)) {
         defs.set(name, null); // reserved while it is expanded
-        defs.set(name, inputSchema(spec, deref(spec, schema), defs, []));
+        defs.set(name, inputSchema(spec, deref(spec, schema), defs, [$ref]));
       }
       return { ...clean(spec, siblings, defs, stack), $ref: `#/$defs/${name}` };
     }

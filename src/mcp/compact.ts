@@ -1,7 +1,7 @@
-// Answers that fit a model's context: a value as JSON text within a byte budget. When it is larger, the arrays that
-// weigh most are shortened (their first items kept; arrays at the same place in every row, such as each day's
-// `by_user`, shortened alike), then long strings are cut, and every cut is named, so the model knows what it did
-// not see and can ask for less.
+// Answers that fit a model's context: a value as JSON text within a byte budget. When it is larger, arrays are
+// shortened, their first items kept: the most deeply nested first (each day's `by_user` before the days), the
+// heaviest of those first, arrays at the same place in every row alike; then long strings are cut. Every cut is
+// named, so the model knows what it did not see and can ask for less.
 
 const LONG_STRING = 512;
 
@@ -22,14 +22,15 @@ export function compactJson(value: unknown, budget: number): Compacted {
   for (;;) {
     const places = new Map<string, { weight: number; longest: number }>();
     if (weigh(kept, "", places) <= budget) break;
-    // An array's own weight leaves out the arrays inside its items: days of analytics keep their rows while each
-    // day's long breakdowns are shortened.
-    let heaviest: { place: string; own: number; longest: number } | undefined;
+    // The deepest arrays first (a day's breakdown by user before the days), the heaviest of those first; an
+    // array's own weight leaves out the arrays inside its items.
+    let heaviest: { place: string; depth: number; own: number; longest: number } | undefined;
     for (const [place, { weight, longest }] of places) {
       if (longest <= 1) continue;
       let own = weight;
       for (const [inner, nested] of places) if (nearestInside(inner, place, places)) own -= nested.weight;
-      if (!heaviest || own > heaviest.own) heaviest = { place, own, longest };
+      const depth = place.split("[]").length;
+      if (!heaviest || depth > heaviest.depth || (depth === heaviest.depth && own > heaviest.own)) heaviest = { place, depth, own, longest };
     }
     if (!heaviest) break;
     limits.set(heaviest.place, Math.ceil(heaviest.longest / 2));

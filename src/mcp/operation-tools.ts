@@ -54,45 +54,72 @@ export async function runOperationTool(client: OrgAgent, spec: McpToolSpec, args
 }
 
 /**
- * A list: whole pages until they hold `maxItems` items or reach the byte budget. A page that would take the answer
- * past the budget is left for the next call (its cursor is given), unless it is the first.
+ * A list: whole pages, as many as fit within `maxItems` items and the byte budget; the rest is a cursor away. The page
+ * size is the caller's `limit` or the largest the spec allows, at most `maxItems`; when one page is larger than the
+ * budget, it is asked for again with a page size that fits (cutting a page would lose the items past the cut: a
+ * cursor continues after the whole page). A page that would take the answer past the budget is left for the next
+ * call, its cursor given.
  */
 async function runList(client: OrgAgent, spec: McpToolSpec, input: OperationInput, policy: Policy, signal?: AbortSignal): Promise<ToolResult> {
   const rule = spec.pagination!;
   const query = { ...input.query };
-  // Unless the caller chose a page size: the largest the spec allows, within the bound on items.
-  if (rule.limitParam && query[rule.limitParam] === undefined) {
-    const maximum = (spec.inputSchema.properties[rule.limitParam] as { maximum?: number }).maximum;
-    if (maximum !== undefined) query[rule.limitParam] = Math.min(maximum, policy.maxItems);
+  let pageSize: number | undefined;
+  if (rule.limitParam) {
+    const maximum = (spec.inputSchema.properties[rule.limitParam] as { maximum?: number }).maximum ?? policy.maxItems;
+    const asked = query[rule.limitParam];
+    pageSize = Math.min(typeof asked === "number" ? asked : maximum, policy.maxItems);
+    // A limit the spec refuses is left as given, for the SDK's ValidationError to name.
+    if (typeof asked !== "number" || (Number.isInteger(asked) && asked >= 1 && asked <= maximum)) query[rule.limitParam] = pageSize;
   }
-  const items: unknown[] = [];
-  let bytes = 0;
-  let pages = 0;
-  let left: Record<string, unknown> | undefined;
-  const rest = await walkPages(
-    client,
-    spec.name,
-    query,
-    (pageItems, pageQuery) => {
-      const size = Buffer.byteLength(JSON.stringify(pageItems));
-      if (pages > 0 && bytes + size > policy.maxResultBytes) {
-        left = pageQuery; // fetched, but left for the next call: it would not fit
-        return false;
-      }
-      items.push(...pageItems);
-      bytes += size;
-      pages++;
-      return items.length < policy.maxItems && bytes < policy.maxResultBytes;
-    },
-    signal,
-  );
-  const next = left ?? rest;
+  const notes: string[] = [];
+  for (;;) {
+    const items: unknown[] = [];
+    let bytes = 0;
+    let pages = 0;
+    let left: Record<string, unknown> | undefined;
+    let smaller: number | undefined;
+    const rest = await walkPages(
+      client,
+      spec.name,
+      query,
+      (pageItems, pageQuery) => {
+        const size = Buffer.byteLength(JSON.stringify(pageItems));
+        if (pages === 0 && size > policy.maxResultBytes && pageSize !== undefined && pageItems.length > 1) {
+          // Items of this size, with room for the envelope: the page size that fits.
+          smaller = Math.max(1, Math.min(pageItems.length - 1, Math.floor((policy.maxResultBytes * 0.9) / (size / pageItems.length))));
+          return false;
+        }
+        if (pages > 0 && bytes + size > policy.maxResultBytes) {
+          left = pageQuery; // fetched, but left for the next call: it would not fit
+          return false;
+        }
+        items.push(...pageItems);
+        bytes += size;
+        pages++;
+        return items.length + (pageSize ?? 1) <= policy.maxItems && bytes < policy.maxResultBytes;
+      },
+      signal,
+    );
+    if (smaller !== undefined) {
+      notes.push(`A page of ${pageSize} items was larger than ${policy.maxResultBytes} bytes: pages of ${smaller} were asked for instead; pass ${rule.limitParam}=${smaller} to continue.`);
+      pageSize = smaller;
+      query[rule.limitParam!] = smaller;
+      continue;
+    }
+    return listAnswer(spec, items, pages, left ?? rest, notes, policy);
+  }
+}
+
+function listAnswer(spec: McpToolSpec, items: unknown[], pages: number, next: Record<string, unknown> | undefined, notes: string[], policy: Policy): ToolResult {
+  const rule = spec.pagination!;
   const cursor = next?.[rule.cursorParam];
   const result = { items, count: items.length, has_more: next !== undefined, ...(next !== undefined ? { next_cursor: cursor } : {}) };
-  const note =
+  const note = [
     next === undefined
       ? `${items.length} item${items.length === 1 ? "" : "s"}, ${pages} page${pages === 1 ? "" : "s"}: the end of the list.`
-      : `${items.length} items from ${pages} page${pages === 1 ? "" : "s"}; more exist: call ${spec.name} again with the same arguments and ${rule.cursorParam}=${JSON.stringify(cursor)}.`;
+      : `${items.length} items from ${pages} page${pages === 1 ? "" : "s"}; more exist: call ${spec.name} again with the same arguments and ${rule.cursorParam}=${JSON.stringify(cursor)}.`,
+    ...notes,
+  ].join(" ");
   return answer(result, policy.maxResultBytes, note);
 }
 

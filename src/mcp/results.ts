@@ -47,12 +47,12 @@ export function failure(error: unknown, spec?: McpToolSpec, argumentOf?: (spec: 
   }
   if (error instanceof RateLimitError) {
     const wait = error.retryAfter !== undefined ? ` Wait ${Math.ceil(error.retryAfter / 1000)} s before trying again.` : "";
-    return errorResult(`The API answered 429: a rate limit was exceeded after the SDK's retries.${wait}${requestOf(error)}`);
+    return errorResult(`The API answered 429: a rate limit was exceeded, after the SDK's retries${requestOf(error)}.${wait}`);
   }
   if (error instanceof APIError) {
-    const said = [error.title, error.detail].filter(Boolean).join(": ");
+    const said = [error.title, error.detail].filter(Boolean).join(": ").replace(/\.$/, "");
     const hint = STATUS_HINTS[error.status];
-    return errorResult(`The API answered ${error.status}${said ? ` ${said}` : ""}.${requestOf(error)}${hint ? ` ${hint}` : ""}`);
+    return errorResult(`The API answered ${error.status}${said ? ` ${said}` : ""}${requestOf(error)}.${hint ? ` ${hint}` : ""}`);
   }
   if (error instanceof APIConnectionTimeoutError) return errorResult(`The API did not answer in time: ${error.message}`);
   if (error instanceof APIConnectionError) return errorResult(`The API could not be reached: ${error.message}`);
