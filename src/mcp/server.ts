@@ -21,11 +21,12 @@ import { OrgAgent, scrubSecret, type ClientOptions } from "./sdk-adapter.js";
 /** A transport of the MCP TypeScript SDK (stdio, Streamable HTTP, in-memory), or anything shaped like one. */
 export interface McpTransport {
   start(): Promise<void>;
-  send(message: any, options?: any): Promise<void>;
+  send(message: unknown, options?: unknown): Promise<void>;
   close(): Promise<void>;
   onclose?: (() => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
-  onmessage?: ((message: any, extra?: any) => void) | undefined;
+  /** Set by the server; `never`, so that a transport's handler of its own message types is assignable. */
+  onmessage?: ((message: never, extra?: never) => void) | undefined;
   sessionId?: string | undefined;
 }
 
@@ -151,7 +152,7 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
       });
       server.onclose = () => servers.delete(server);
       servers.add(server);
-      await server.connect(transport as Transport);
+      await server.connect(transport as unknown as Transport);
     },
     async connectStdio() {
       const ended = new Promise<void>((resolve) => {
