@@ -89,7 +89,7 @@ export class CodeRunner {
       const run = await runInSandbox(
         this.setup.deno,
         { source: programSource(code, marker, token, proxy.origin), importMap: sdk.importMap, readable: sdk.files, net: proxy.address, denoDir, cwd: dirname(denoDir) },
-        { timeout: this.setup.timeout, maxOutput: Math.max(this.setup.maxResultBytes * 4, 1024 * 1024), heapMb: 256 },
+        { timeout: this.setup.timeout, maxOutput: this.#maxOutput(), heapMb: 256 },
         signal,
       );
       const scrub = (text: string) => proxy.scrub(text).split(token).join("***");
@@ -98,6 +98,11 @@ export class CodeRunner {
     } finally {
       proxy.revoke(token);
     }
+  }
+
+  /** Bytes of output read before a program is stopped: room for a large answer to be cut to the budget here. */
+  #maxOutput(): number {
+    return Math.max(this.setup.maxResultBytes * 4, 1024 * 1024);
   }
 
   #answer(run: SandboxRun, marker: string): ToolResult {
@@ -123,7 +128,7 @@ export class CodeRunner {
     const budget = this.setup.maxResultBytes;
     const output = printedText(printed, Math.floor(budget / 2));
     if (run.stopped === "time") return errorResult(`The program was stopped after ${Math.round(this.setup.timeout / 1000)} s, its time limit.${output}`);
-    if (run.stopped === "output") return errorResult(`The program printed too much and was stopped.${output}`);
+    if (run.stopped === "output") return errorResult(`What the program printed and returned passed ${this.#maxOutput()} bytes, and it was stopped: return and print less (totals, the top few).${output}`);
     if (run.stopped === "cancelled") return errorResult(`The run was cancelled.${output}`);
     if (outcome?.kind === "error") {
       const stack = (outcome.stack || `${outcome.name}: ${outcome.message}`).split("\n").slice(0, 8).join("\n");

@@ -2,6 +2,7 @@
 // allowed, and which of them spend credits, start work or change settings (the spec's `x-effect`).
 import { mcpTools } from "../../generated/mcp-tools.js";
 import { CODE_TOOL, DOCS_TOOL, type Policy } from "./options.js";
+import { dateRange } from "./sdk-adapter.js";
 
 const EFFECTS: Record<string, string> = {
   "spends-credits": "spend the organization's credits (the agent works)",
@@ -10,7 +11,8 @@ const EFFECTS: Record<string, string> = {
   "changes-data": "change data",
 };
 
-export function instructions(policy: Policy): string {
+/** The instructions, with today's date (UTC) when the session starts: a model does not know it. */
+export function instructions(policy: Policy, now = new Date()): string {
   const writes = Object.values(mcpTools).filter((tool) => tool.effect);
   const allowed = writes.filter((tool) => policy.operations.has(tool.name));
   const lines = [
@@ -31,7 +33,8 @@ export function instructions(policy: Policy): string {
     if (on.length) lines.push(`These calls ${EFFECTS[effect] ?? effect}: ${on.join(", ")}. Say what you will do and get the user's go-ahead before calling them.`);
   }
   lines.push(
-    "Analytics dates are UTC days (YYYY-MM-DD), both ends included; the latest day with data is yesterday (UTC).",
+    `Today is ${now.toISOString().slice(0, 10)} (UTC) as this session starts. Analytics dates are UTC days (YYYY-MM-DD), both ends ` +
+      `included; the latest day with data is yesterday, ${dateRange.yesterday({ now: now.getTime() }).endDate}.`,
     `A list tool returns at most ${policy.maxItems} items a call (whole pages) and says when more exist, with the cursor to continue. ` +
       `Answers over ${policy.maxResultBytes} bytes are cut, with a note saying what was left out.`,
     "Errors name the argument at fault and what it allows; a 403 means the key's role may not do it.",

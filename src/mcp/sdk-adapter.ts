@@ -5,10 +5,11 @@
 import { OrgAgent, resourceClientOf, type ClientOptions } from "../client.js";
 import { APIConnectionError, APIConnectionTimeoutError, APIError, OrgAgentError, RateLimitError, ValidationError } from "../core/errors.js";
 import { scrubSecret } from "../core/log.js";
+import { dateRange } from "../dates.js";
 import { itemsOf, type PageSource, type PaginationRule } from "../core/pagination.js";
 import { operations } from "../../generated/spec-tables.js";
 
-export { APIConnectionError, APIConnectionTimeoutError, APIError, OrgAgent, OrgAgentError, RateLimitError, ValidationError, scrubSecret };
+export { APIConnectionError, APIConnectionTimeoutError, APIError, OrgAgent, OrgAgentError, RateLimitError, ValidationError, dateRange, scrubSecret };
 export type { ClientOptions };
 
 export interface OperationInput {

@@ -118,7 +118,16 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
       docs ??= new DocsIndex(readDocFiles());
       const found = docs.search(query, limit);
       if (!found.length) return textResult(`Nothing matches ${JSON.stringify(query)}. Try other words, or an operation's name.`);
-      return textResult(...found.map((hit) => `## ${hit.heading} (${hit.source})\n\n${hit.text.length > 4000 ? `${hit.text.slice(0, 4000)}…` : hit.text}`));
+      // Each section whole up to 4,000 characters, and the sections within the byte budget.
+      const sections: string[] = [];
+      let bytes = 0;
+      for (const hit of found) {
+        const section = `## ${hit.heading} (${hit.source})\n\n${hit.text.length > 4000 ? `${hit.text.slice(0, 4000)}…` : hit.text}`;
+        bytes += Buffer.byteLength(section);
+        if (sections.length && bytes > policy.maxResultBytes) break;
+        sections.push(section);
+      }
+      return textResult(...sections);
     }
     const spec = Object.hasOwn(mcpTools, name) ? mcpTools[name] : undefined;
     if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -136,7 +145,7 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
     tools: definitions.map((tool) => tool.name),
     instructions: text,
     async connect(transport) {
-      const server = new Server({ name: "orgagent", title: "orgagent", version: pkg.version }, { capabilities: { tools: {} }, instructions: text });
+      const server = new Server({ name: "orgagent", title: "orgagent", version: pkg.version }, { capabilities: { tools: {} }, instructions: instructions(policy) });
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const signal = AbortSignal.any([extra.signal, closing.signal]);

@@ -55,6 +55,9 @@ describe("tools/list", () => {
     expect(instructions).toMatch(/Writes are off in this server/);
     expect(instructions).toContain("--allow-writes");
     expect(instructions).not.toMatch(/spend the organization's credits/);
+    // A model does not know the date: the session's instructions say it, and the latest day with data.
+    expect(instructions).toContain(`Today is ${day(0)} (UTC) as this session starts.`);
+    expect(instructions).toContain(`the latest day with data is yesterday, ${day(1)}.`);
   });
 
   it("with writes allowed, lists every operation and names the calls that spend credits, start work or change settings", async () => {
@@ -285,6 +288,17 @@ describe("search_docs", () => {
     const limits = await call(mcp.client, "search_docs", { query: "Retry-After rate limit 429" });
     expect(limits.texts[0]).toMatch(/Retry-After/);
     expect(limits.texts.some((text) => /\(docs\/[a-z-]+\.md\)|\(README\.md\)/.test(text))).toBe(true);
+  });
+
+  it("keeps its answer within the byte budget", async () => {
+    const small = await connect({ ...config(), maxResultBytes: 4096 });
+    try {
+      const answer = await call(small.client, "search_docs", { query: "sessions computers analytics errors retries", limit: 10 });
+      expect(answer.texts.length).toBeLessThan(10);
+      expect(Buffer.byteLength(answer.texts.slice(1).join(""))).toBeLessThanOrEqual(4096);
+    } finally {
+      await small.close();
+    }
   });
 
   it("says when nothing matches", async () => {
