@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { mcpGuide, mcpTools } from "../../generated/mcp-tools.js";
+import { errorResult, textResult, type ToolResult } from "./results.js";
 
 export interface DocFile {
   /** Path from the package's root: `README.md`, `docs/sdk.md`. */
@@ -96,6 +97,24 @@ export class DocsIndex {
       .slice(0, limit)
       .map(({ section, score }) => ({ source: section.source, heading: section.heading, text: section.text, score: Math.round(score * 100) / 100 }));
   }
+}
+
+/** The tool's answer: the best sections, each whole up to 4,000 characters, together within `maxBytes`. */
+export function searchDocs(index: DocsIndex, args: Record<string, unknown>, maxBytes: number): ToolResult {
+  const { query, limit } = args;
+  if (typeof query !== "string" || !query.trim()) return errorResult("Invalid argument query: expected words to look for.");
+  const count = typeof limit === "number" && Number.isInteger(limit) ? Math.min(Math.max(limit, 1), 10) : 4;
+  const found = index.search(query, count);
+  if (!found.length) return textResult(`Nothing matches ${JSON.stringify(query)}. Try other words, or an operation's name.`);
+  const sections: string[] = [];
+  let bytes = 0;
+  for (const hit of found) {
+    const section = `## ${hit.heading} (${hit.source})\n\n${hit.text.length > 4000 ? `${hit.text.slice(0, 4000)}…` : hit.text}`;
+    bytes += Buffer.byteLength(section);
+    if (sections.length && bytes > maxBytes) break;
+    sections.push(section);
+  }
+  return textResult(...sections);
 }
 
 /** A Markdown file cut at its `#`, `##` and `###` headings (not inside code blocks). */

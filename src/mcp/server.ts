@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { mcpTools, type McpToolSpec } from "../../generated/mcp-tools.js";
 import pkg from "../../package.json" with { type: "json" };
 import { CodeRunner, codeToolDefinition, describeMethods } from "./code-tool.js";
-import { DOCS_SEARCH_DESCRIPTION, DOCS_SEARCH_INPUT, DocsIndex, readDocFiles } from "./docs-search.js";
+import { DOCS_SEARCH_DESCRIPTION, DOCS_SEARCH_INPUT, DocsIndex, readDocFiles, searchDocs } from "./docs-search.js";
 import { listenHttp, type HttpListener } from "./http.js";
 import { instructions } from "./instructions.js";
 import { argumentOf, operationTool, runOperationTool } from "./operation-tools.js";
 import { CODE_TOOL, DEFAULT_CODE_TIMEOUT, DOCS_TOOL, McpOptionsError, policyOf, type McpServerOptions, type Policy } from "./options.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server, StdioServerTransport, type Transport } from "./protocol.js";
-import { errorResult, failure, textResult, type ToolResult } from "./results.js";
+import { errorResult, failure, type ToolResult } from "./results.js";
 import { SandboxProxy } from "./sandbox-proxy.js";
 import { sandboxSdk, sandboxSdkAvailable } from "./sandbox-sdk.js";
 import { findDeno } from "./sandbox.js";
@@ -111,24 +111,7 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
 
   async function call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     if (name === CODE_TOOL && runner) return runner.run(args.code, signal);
-    if (name === DOCS_TOOL && policy.docsTool) {
-      const query = args.query;
-      if (typeof query !== "string" || !query.trim()) return errorResult("Invalid argument query: expected words to look for.");
-      const limit = typeof args.limit === "number" && Number.isInteger(args.limit) ? Math.min(Math.max(args.limit, 1), 10) : 4;
-      docs ??= new DocsIndex(readDocFiles());
-      const found = docs.search(query, limit);
-      if (!found.length) return textResult(`Nothing matches ${JSON.stringify(query)}. Try other words, or an operation's name.`);
-      // Each section whole up to 4,000 characters, and the sections within the byte budget.
-      const sections: string[] = [];
-      let bytes = 0;
-      for (const hit of found) {
-        const section = `## ${hit.heading} (${hit.source})\n\n${hit.text.length > 4000 ? `${hit.text.slice(0, 4000)}…` : hit.text}`;
-        bytes += Buffer.byteLength(section);
-        if (sections.length && bytes > policy.maxResultBytes) break;
-        sections.push(section);
-      }
-      return textResult(...sections);
-    }
+    if (name === DOCS_TOOL && policy.docsTool) return searchDocs((docs ??= new DocsIndex(readDocFiles())), args, policy.maxResultBytes);
     const spec = Object.hasOwn(mcpTools, name) ? mcpTools[name] : undefined;
     if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     if (!policy.operations.has(name) || !policy.operationTools.includes(spec)) return errorResult(refusal(name, policy));
