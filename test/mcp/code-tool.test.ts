@@ -162,14 +162,20 @@ describe("the key", () => {
         const { data, response } = await client.computers.getByName("x").withResponse();
         console.log("sent", sent.join(" "), "echoed", data.hostname, response.headers.get("x-request-id"));
         console.log(Deno.inspect(client, { depth: 9, showHidden: true }), JSON.stringify(client));
-        return { hostname: data.hostname, sent };
+        // Judged inside the sandbox, before the server's own scrub of what comes out of it.
+        return {
+          hostname: data.hostname,
+          sent,
+          echoedAsStars: data.hostname === "Bearer ***" && response.headers.get("x-request-id") === "Bearer ***",
+          sentOnlyAToken: sent.length === 1 && /^Bearer oa-sandbox-[0-9a-f]{48}$/.test(sent[0]),
+        };
       }`,
       secretive.client,
     );
     expect(answer.isError).toBe(false);
     expect(answer.text).not.toContain(SECRET);
     expect(answer.text).not.toMatch(/oa-sandbox-[0-9a-f]{10}/);
-    expect(json(answer)).toEqual({ hostname: "Bearer ***", sent: ["Bearer ***"] });
+    expect(json(answer)).toEqual({ hostname: "Bearer ***", sent: ["Bearer ***"], echoedAsStars: true, sentOnlyAToken: true });
     expect(answer.texts[1]).toMatch(/^Printed:\nsent Bearer \*\*\* echoed Bearer \*\*\* Bearer \*\*\*/);
   });
 });
