@@ -84,6 +84,9 @@ export function mcpCommand(program: Command, context: Context): void {
     } else {
       const url = await server.listen({ port: flags.port, host: flags.host });
       context.io.stderr.write(`orgagent mcp: Streamable HTTP at ${url} (${server.tools.length} tools); Ctrl+C stops it\n`);
+      if (!["127.0.0.1", "localhost", "::1"].includes(flags.host)) {
+        context.io.stderr.write(`orgagent mcp: warning: ${flags.host} is not a loopback address: whoever reaches ${url} acts with the API key.\n`);
+      }
       await stop;
     }
     await server.close();
