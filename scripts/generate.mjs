@@ -5,6 +5,7 @@
 //   openapi.ts                  path and schema types (openapi-typescript)
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 //   resources.ts                the SDK's resource classes: one method per operation (`x-sdk`), over the request hub
+//   mcp-tools.ts                one MCP tool per operation (`orgagent mcp`): input schema, annotations, effect
 // Usage: node scripts/generate.mjs [--out DIR] [--spec DIR]   (the freshness test generates into a temp dir and
 // compares; --spec reads another copy of openapi/, as the test of adding an operation does)
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { stringify } from "yaml";
 import { splitByHost } from "./host-bundles.mjs";
+import { buildMcpGuide, buildMcpTools, renderMcpTools } from "./mcp-tools.mjs";
 import { nameComponentTypes } from "./named-types.mjs";
 import { renderResources } from "./resources.mjs";
 import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
@@ -57,3 +59,4 @@ writeFileSync(join(out, "openapi.ts"), banner + astToString(nameComponentTypes(a
 
 writeFileSync(join(out, "spec-tables.ts"), banner + renderSpecTables(buildSpecTables(spec)));
 writeFileSync(join(out, "resources.ts"), banner + renderResources(spec));
+writeFileSync(join(out, "mcp-tools.ts"), banner + renderMcpTools(buildMcpTools(spec), buildMcpGuide(spec)));
