@@ -65,6 +65,12 @@ function requestOf(error: APIError): string {
 }
 
 function shown(value: unknown): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  let text: string;
+  try {
+    text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    // Nested too deep to write back (JSON.parse reads deeper than JSON.stringify writes): say what it is.
+    text = Array.isArray(value) ? "an array" : typeof value === "object" && value !== null ? "an object" : typeof value;
+  }
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
