@@ -4,6 +4,7 @@ import tab from "@bomb.sh/tab/commander";
 import { Command, CommanderError, Help, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { analyticsCommands } from "./analytics.js";
+import { apiCommand } from "./api.js";
 import { computerCommands } from "./computers.js";
 import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
@@ -67,6 +68,7 @@ export function buildProgram(context: Context): Command {
   computerCommands(program, context);
   readinessCommands(program, context);
   controlsCommands(program, context);
+  apiCommand(program, context);
 
   const help = program
     .command("help")

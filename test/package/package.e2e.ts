@@ -77,6 +77,7 @@ describe("the tarball", () => {
         "dist/index.d.cts",
         "dist/index.d.ts",
         "dist/index.js",
+        "dist/jq.js",
         "dist/openapi.json",
         "dist/openapi.yaml",
         ...specFiles.filter((file) => file !== "openapi.json" && file !== "openapi.yaml").map((file) => `dist/${file}`),
