@@ -5,6 +5,7 @@
 //   openapi.ts                  path and schema types (openapi-typescript)
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 //   resources.ts                the SDK's resource classes: one method per operation (`x-sdk`), over the request hub
+// and, in place, the lists of operations in docs/sdk.md and docs/cli.md (scripts/operation-docs.mjs)
 // Usage: node scripts/generate.mjs [--out DIR] [--spec DIR]   (the freshness test generates into a temp dir and
 // compares; --spec reads another copy of openapi/, as the test of adding an operation does)
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { stringify } from "yaml";
 import { splitByHost } from "./host-bundles.mjs";
+import { writeOperationDocs } from "./operation-docs.mjs";
 import { nameComponentTypes } from "./named-types.mjs";
 import { renderResources } from "./resources.mjs";
 import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
@@ -57,3 +59,7 @@ writeFileSync(join(out, "openapi.ts"), banner + astToString(nameComponentTypes(a
 
 writeFileSync(join(out, "spec-tables.ts"), banner + renderSpecTables(buildSpecTables(spec)));
 writeFileSync(join(out, "resources.ts"), banner + renderResources(spec));
+
+// The lists of operations in docs/, when generating in place (not into another folder, as the freshness test does).
+const project = dirname(specRoot);
+if (out === join(project, "generated")) writeOperationDocs(spec, project);
