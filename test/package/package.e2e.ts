@@ -62,9 +62,11 @@ const exportedNames = async (specifier: string, loader: "import" | "require") =>
 };
 
 describe("the tarball", () => {
-  test("holds the ESM and CJS builds with their declarations, the emulator, the report, the CLI and the bundled specs, nothing else", () => {
+  test("holds the ESM and CJS builds with their declarations, the emulator, the report, the CLI, the bundled specs and the guides, nothing else", () => {
     expect(specFiles).toEqual(expect.arrayContaining(["openapi.api.json", "openapi.app.json", "openapi.api.yaml"]));
-    const alwaysPacked = new Set(["package.json", "README.md", "LICENSE"]);
+    // The guides ship with the package, so that README.md's links work in node_modules too.
+    const guides = readdirSync(join(root, "docs")).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`);
+    const alwaysPacked = new Set(["package.json", "README.md", "LICENSE", "CHANGELOG.md", ...guides]);
     expect(project.packedFiles).toEqual(expect.arrayContaining([...alwaysPacked]));
     expect(project.packedFiles.filter((file) => !alwaysPacked.has(file))).toEqual(
       [
