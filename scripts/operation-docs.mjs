@@ -2,7 +2,7 @@
 // docs/sdk.md's table of every operation with its SDK method, and docs/cli.md's list of the `orgagent api` form of
 // each. `npm run generate` rewrites the part of each file between its markers; test/docs/operation-lists.test.ts
 // fails when a file is stale.
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { operationsOf } from "./reference-spec.mjs";
 import { signatureOf } from "./resources.mjs";
@@ -54,6 +54,7 @@ export function withBlock(text, name, block) {
 export function writeOperationDocs(spec, root) {
   for (const { file, name, render } of DOCUMENTS) {
     const path = join(root, file);
+    if (!existsSync(path)) continue;
     const text = readFileSync(path, "utf8");
     const updated = withBlock(text, name, render(spec));
     if (updated !== text) writeFileSync(path, updated);

@@ -146,10 +146,10 @@ function paramValue(value: FieldValue, schema: FieldRule): FieldValue {
   return value;
 }
 
-/** Every operation of the spec, as `orgagent api` lines: `GET /api/v0/computers/{computerId}  getComputer`. */
+/** Every operation of the spec, as `orgagent api` lines: `GET /api/v0/computers/{computerId} (getComputer)`. */
 export function operationLines(): string[] {
-  const width = Math.max(...OPERATIONS.map((op) => op.method.length + op.path.length + 1));
-  return OPERATIONS.map((op) => `${`${op.method} ${op.path}`.padEnd(width)}  ${op.operationId}${op.pagination ? " (paged)" : ""}`);
+  // Single spaces: help wraps a narrow terminal's lines at them, and never leaves a line wider than the terminal.
+  return OPERATIONS.map((op) => `${op.method} ${op.path} (${op.operationId}${op.pagination ? ", a list: --paginate" : ""})`);
 }
 
 export function isOperationId(text: string): text is OperationId {
