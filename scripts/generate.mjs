@@ -6,6 +6,7 @@
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 //   resources.ts                the SDK's resource classes: one method per operation (`x-sdk`), over the request hub
 //   examples.ts                 each operation's first success example, for the emulator's answers from examples
+//   mcp-tools.ts                one MCP tool per operation (`orgagent mcp`): input schema, annotations, effect
 // and, in place, the lists of operations in docs/sdk.md and docs/cli.md (scripts/operation-docs.mjs)
 // Usage: node scripts/generate.mjs [--out DIR] [--spec DIR]   (the freshness test generates into a temp dir and
 // compares; --spec reads another copy of openapi/, as the test of adding an operation does)
@@ -18,6 +19,7 @@ import { stringify } from "yaml";
 import { buildExamples, renderExamples } from "./examples.mjs";
 import { splitByHost } from "./host-bundles.mjs";
 import { writeOperationDocs } from "./operation-docs.mjs";
+import { buildMcpGuide, buildMcpTools, renderMcpTools } from "./mcp-tools.mjs";
 import { nameComponentTypes } from "./named-types.mjs";
 import { renderResources } from "./resources.mjs";
 import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
@@ -62,6 +64,7 @@ writeFileSync(join(out, "openapi.ts"), banner + astToString(nameComponentTypes(a
 writeFileSync(join(out, "spec-tables.ts"), banner + renderSpecTables(buildSpecTables(spec)));
 writeFileSync(join(out, "resources.ts"), banner + renderResources(spec));
 writeFileSync(join(out, "examples.ts"), banner + renderExamples(buildExamples(spec)));
+writeFileSync(join(out, "mcp-tools.ts"), banner + renderMcpTools(buildMcpTools(spec), buildMcpGuide(spec)));
 
 // The lists of operations in docs/, when generating in place (not into another folder, as the freshness test does).
 const project = dirname(specRoot);

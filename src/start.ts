@@ -3,6 +3,7 @@
 // opt-in: `npm start -- --latency 50 --jitter 10 --rate-limit 20`, or LATENCY_MS, JITTER_MS, RATE_LIMIT, RATE_BURST.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { operations } from "../generated/spec-tables.js";
 import { OrgAgent, dateRange } from "./index.js";
@@ -59,6 +60,7 @@ async function main() {
   console.log("");
   console.log("  Use it from a shell:");
   console.log(`    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`);
+  console.log(`  Or from an AI assistant over MCP (docs/mcp.md): claude mcp add orgagent-emulator -e ORGAGENT_BASE_URL=${emulator.baseUrl} -e ORGAGENT_APP_URL=${emulator.appUrl} -e ORGAGENT_API_KEY=${emulator.keys.owner} -- npx tsx ${fileURLToPath(new URL("cli.ts", import.meta.url))} mcp`);
   console.log("");
 
   await tour(emulator);

@@ -11,6 +11,7 @@ import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
 import { capitalizeDescriptions, helpLayout, helpOutput } from "./help.js";
+import { mcpCommand } from "./mcp.js";
 import { examples, seconds } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
@@ -73,6 +74,7 @@ export function buildProgram(context: Context): Command {
   readinessCommands(program, context);
   controlsCommands(program, context);
   apiCommand(program, context);
+  mcpCommand(program, context);
 
   const help = program
     .command("help")

@@ -48,7 +48,7 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
         target: "ES2022",
         module: "NodeNext",
         moduleResolution: "NodeNext",
-        paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts") },
+        paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts"), "orgagent/mcp": entry("mcp/index.ts") },
       },
     }),
   );
