@@ -254,7 +254,7 @@ class AnswerPrinter {
   /** An error answer: its head and its body, never through --jq. */
   answer(status: number, headers: Headers, body: unknown): void {
     if (this.options.include) this.head(status, "", headers);
-    if (!this.options.silent) this.write(`${typeof body === "string" ? body : JSON.stringify(body, null, 2)}\n`);
+    if (!this.options.silent) this.data(body);
   }
 
   async end(): Promise<void> {
@@ -265,21 +265,22 @@ class AnswerPrinter {
     if (this.options.silent || data === undefined) return;
     if (this.options.jq !== undefined) {
       const output = await (await import("./jq.js")).runFilter(data, this.options.jq, this.context.out.tty);
-      if (output) this.write(output.endsWith("\n") ? output : `${output}\n`);
+      if (output) this.context.out.line(output);
       return;
     }
-    this.write(`${typeof data === "string" ? data : JSON.stringify(data, null, 2)}\n`);
+    this.data(data);
+  }
+
+  /** The server's data: JSON (or text) exactly as it came when piped; on a terminal, nothing in it can drive the terminal. */
+  private data(data: unknown): void {
+    if (typeof data === "string") this.context.out.line(data);
+    else this.context.out.json(data, 2);
   }
 
   private head(status: number, statusText: string, headers: Headers): void {
-    if (this.#printed++) this.write("\n");
-    const lines = [`HTTP/1.1 ${status} ${statusText || STATUS_CODES[status] || ""}`.trimEnd()];
+    const lines = [...(this.#printed++ ? [""] : []), `HTTP/1.1 ${status} ${statusText || STATUS_CODES[status] || ""}`.trimEnd()];
     for (const [name, value] of [...headers].sort(([a], [b]) => a.localeCompare(b))) lines.push(`${canonical(name)}: ${value}`);
-    this.write(`${lines.join("\n")}\n\n`);
-  }
-
-  private write(text: string): void {
-    this.context.io.stdout.write(text);
+    this.context.out.line(`${lines.join("\n")}\n\n`);
   }
 }
 

@@ -5,7 +5,7 @@ import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { OrgAgent } from "../../src/index.js";
 import { startLoopback, type Loopback } from "../sdk/support/loopback.js";
 import { successExample } from "../support/spec.js";
-import { bundleCli, cleanEnv, runProcess, writeFile, type Run } from "./support.js";
+import { bundleCli, cleanEnv, runOnTerminal, runProcess, writeFile, type Run } from "./support.js";
 
 let emulator: Emulator;
 let sdk: OrgAgent;
@@ -176,6 +176,29 @@ describe.concurrent("output", () => {
     expect(bad.stderr).toMatch(/^orgagent: --jq "\.\[" is not a jq filter: syntax error/);
     expect(bad.stderr).toContain("Nothing was sent.");
   });
+});
+
+test("on a terminal, nothing a server sends can drive it: its JSON and what --jq picks, with control characters escaped", async () => {
+  const name = "box\u001b]52;c;ZXZpbA==\u0007\u009b2J";
+  const server = await startLoopback(() => ({ body: { ...successExample("getComputerByName"), name } }));
+  try {
+    const env = cleanEnv({ ORGAGENT_BASE_URL: server.url, ORGAGENT_API_KEY: emulator.keys.owner });
+    const [json, picked, piped] = await Promise.all([
+      runOnTerminal(bundle, ["api", "GET", "/api/v0/computers/name/x"], env, 100),
+      runOnTerminal(bundle, ["api", "GET", "/api/v0/computers/name/x", "--jq", ".name"], env, 100),
+      orgagent(["GET", "/api/v0/computers/name/x", "--jq", ".name"], { env: { ORGAGENT_BASE_URL: server.url } }),
+    ]);
+    for (const run of [json, picked]) {
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.stdout).not.toMatch(/[\u0007\u001b\u009b]/);
+    }
+    expect(json.stdout).toContain('"name": "box\\u001b]52;c;ZXZpbA==\\u0007\\u009b2J"');
+    expect(picked.stdout).toContain("box\\x1b]52;c;ZXZpbA==\\x07\\x9b2J");
+    // Piped, the data is what the server sent.
+    expect(piped.stdout).toBe(`${name}\n`);
+  } finally {
+    await server.close();
+  }
 });
 
 describe.concurrent("errors and exit codes", () => {

@@ -3,7 +3,8 @@
 // --spec), and nothing else edited. Then every face has it: the SDK's `client.computers.list()`, typed (its items are
 // `Computer`), paging through a loopback server's answers and through the emulator built from the copy's sources
 // (which answers it from its example, page by page, and says so); `client.request("listComputers")`; `orgagent api
-// GET /api/v0/computers --paginate` from the copy's CLI; the reference's TypeScript, CLI and curl samples.
+// GET /api/v0/computers --paginate` from the copy's CLI; the MCP server's tools; the reference's TypeScript, CLI and
+// curl samples.
 // test/new-operation/new-operation.e2e.ts (npm run test:new-operation) does the same in a whole copy of the
 // repository, with lint, tsc and the copy's own per-operation tests.
 import { execFile } from "node:child_process";
@@ -163,6 +164,10 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
       await emulator.close();
     }
   }, 60_000);
+
+  it("is a tool of the MCP server", () => {
+    expect(readFileSync(join(copy, "generated/mcp-tools.ts"), "utf8")).toContain('"name": "listComputers"');
+  });
 
   it("has TypeScript, CLI and curl samples in the reference", () => {
     const spec = JSON.parse(readFileSync(join(copy, "generated/openapi.json"), "utf8"));
