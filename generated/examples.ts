@@ -2,11 +2,13 @@
 
 /**
  * Each operation's first success example, with its status; for a list paged by a next cursor, whether that cursor
- * may be null on the last page. The emulator answers an operation it has no behaviour for from here.
+ * may be null on the last page; whether it documents 403. The emulator answers an operation it has no behaviour
+ * for from here.
  */
-export const operationExamples: { readonly [operationId: string]: { readonly status: number; readonly example?: unknown; readonly nextCursorNullable?: boolean } } = {
+export const operationExamples: { readonly [operationId: string]: { readonly status: number; readonly forbids: boolean; readonly example?: unknown; readonly nextCursorNullable?: boolean } } = {
   "getAnalyticsTokens": {
     "status": 200,
+    "forbids": true,
     "example": {
       "data": [
         {
@@ -176,6 +178,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getAnalyticsTools": {
     "status": 200,
+    "forbids": true,
     "example": {
       "data": [
         {
@@ -356,6 +359,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getAnalyticsActivity": {
     "status": 200,
+    "forbids": true,
     "example": {
       "data": [
         {
@@ -396,6 +400,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getAnalyticsProductivity": {
     "status": 200,
+    "forbids": true,
     "example": {
       "data": [
         {
@@ -486,6 +491,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "listAnalyticsUsers": {
     "status": 200,
+    "forbids": true,
     "example": {
       "data": [
         {
@@ -554,6 +560,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "listReadinessReports": {
     "status": 200,
+    "forbids": false,
     "example": {
       "reports": [
         {
@@ -639,6 +646,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "listEnterpriseControlsHistory": {
     "status": 200,
+    "forbids": true,
     "example": {
       "changes": [
         {
@@ -917,6 +925,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "setUserLimits": {
     "status": 200,
+    "forbids": true,
     "example": {
       "updated": [
         {
@@ -937,6 +946,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "createSession": {
     "status": 201,
+    "forbids": true,
     "example": {
       "sessionId": "sess_7f3c2a91d4e84b0c",
       "status": "pending",
@@ -981,6 +991,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getSession": {
     "status": 200,
+    "forbids": true,
     "example": {
       "sessionId": "sess_7f3c2a91d4e84b0c",
       "title": "Fix flaky encoder test in motor-controller CI",
@@ -1027,6 +1038,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "sendSessionMessage": {
     "status": 200,
+    "forbids": true,
     "example": {
       "messageId": "msg_4a10d9b6f8e23c07",
       "status": "running"
@@ -1034,6 +1046,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getSessionMessage": {
     "status": 200,
+    "forbids": true,
     "example": {
       "id": "msg_5b21e0c7a9f34d18",
       "role": "assistant",
@@ -1053,6 +1066,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getComputer": {
     "status": 200,
+    "forbids": true,
     "example": {
       "id": "cmp_3e9d0a4b7c2f4e61",
       "name": "build-box-eu-1",
@@ -1085,6 +1099,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "getComputerByName": {
     "status": 200,
+    "forbids": true,
     "example": {
       "id": "cmp_3e9d0a4b7c2f4e61",
       "name": "build-box-eu-1",
@@ -1117,6 +1132,7 @@ export const operationExamples: { readonly [operationId: string]: { readonly sta
   },
   "retryComputerInstallDeps": {
     "status": 202,
+    "forbids": true,
     "example": {
       "id": "cmp_3e9d0a4b7c2f4e61",
       "name": "build-box-eu-1",

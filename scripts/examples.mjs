@@ -27,7 +27,8 @@ export function buildExamples(spec) {
   for (const [, , operation] of operationsOf(spec)) {
     const status = Object.keys(operation.responses).find((code) => /^2\d\d$/.test(code));
     const media = deref(spec, deref(spec, operation.responses[status])?.content?.["application/json"]);
-    const entry = { status: Number(status) };
+    // Whether it documents 403: the emulator then refuses its guest key, as for every operation that does.
+    const entry = { status: Number(status), forbids: "403" in operation.responses };
     const example = firstExample(spec, media);
     if (example !== undefined) entry.example = example;
     const paging = operation["x-pagination"];
@@ -44,9 +45,10 @@ export function renderExamples(table) {
   return [
     "/**",
     " * Each operation's first success example, with its status; for a list paged by a next cursor, whether that cursor",
-    " * may be null on the last page. The emulator answers an operation it has no behaviour for from here.",
+    " * may be null on the last page; whether it documents 403. The emulator answers an operation it has no behaviour",
+    " * for from here.",
     " */",
-    `export const operationExamples: { readonly [operationId: string]: { readonly status: number; readonly example?: unknown; readonly nextCursorNullable?: boolean } } = ${JSON.stringify(table, null, 2)};`,
+    `export const operationExamples: { readonly [operationId: string]: { readonly status: number; readonly forbids: boolean; readonly example?: unknown; readonly nextCursorNullable?: boolean } } = ${JSON.stringify(table, null, 2)};`,
     "",
   ].join("\n");
 }

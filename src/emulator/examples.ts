@@ -12,6 +12,7 @@ import { HttpProblem, type Operation, type Operations, type RequestContext, type
 export const EXAMPLE_ANSWER = { header: "X-Emulator-Answer", value: "example" } as const;
 
 const EVERY_ROLE: readonly Role[] = ["owner", "manager", "member", "guest"];
+const MEMBERS: readonly Role[] = ["owner", "manager", "member"];
 
 interface PagingRule {
   readonly items: string;
@@ -24,7 +25,8 @@ interface PagingRule {
 
 /**
  * Every operation of the spec: the hand-written ones, and for each other one its answer from the spec's example.
- * Which roles may call an operation without behaviour is not known: every key may.
+ * Which roles may call an operation without behaviour is not known: every member of the organization may, and the
+ * guest key gets 403 where the operation documents it, as everywhere in the emulator.
  */
 export function withExampleAnswers(handled: Partial<Operations>, log: (line: string) => void = console.error): Operations {
   const all: Partial<Record<OperationId, Operation>> = { ...handled };
@@ -37,7 +39,7 @@ function exampleOperation(operationId: OperationId, log: (line: string) => void)
   const entry = operationExamples[operationId];
   let logged = false;
   return {
-    roles: EVERY_ROLE,
+    roles: entry?.forbids ? MEMBERS : EVERY_ROLE,
     handle: (ctx) => {
       if (!logged) {
         logged = true;

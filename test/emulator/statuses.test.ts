@@ -182,15 +182,23 @@ const provoke: Partial<Record<OperationId, Record<string, () => Promise<Answer>>
 
 /**
  * An operation the emulator answers from the spec's example (no behaviour of its own): its success from its example
- * values, 401 without a key and 429 over the rate limit. Every key may call it, so nothing gives it 403.
+ * values, 401 without a key, 403 with the guest key, 429 over the rate limit, and 400 for a number parameter given
+ * text (when it has one).
  */
 function fromExample(op: SpecOperation): Record<string, () => Promise<Answer>> {
   const { path = {}, query = {} } = exampleInput(op.operationId, { optional: false });
-  const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)])).toString();
-  const target = `${op.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(path[name])))}${search ? `?${search}` : ""}`;
-  const call: Call = { method: op.method, target, ...(op.requestExample === undefined ? {} : { body: JSON.stringify(op.requestExample) }) };
-  const { "403": _, ...answers } = everyone(call);
-  return { ...answers, [String(op.successStatus)]: () => send(call) };
+  const target = (extra: Record<string, unknown> = {}) => {
+    const search = new URLSearchParams(Object.entries({ ...query, ...extra }).map(([name, value]) => [name, String(value)])).toString();
+    return `${op.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(path[name])))}${search ? `?${search}` : ""}`;
+  };
+  const body = op.requestExample === undefined ? {} : { body: JSON.stringify(op.requestExample) };
+  const call: Call = { method: op.method, target: target(), ...body };
+  const number = op.parameters.find((p) => p.in === "query" && ["integer", "number"].includes(p.schema?.type));
+  return {
+    ...everyone(call),
+    [String(op.successStatus)]: () => send(call),
+    ...(number ? { "400": () => send({ ...call, target: target({ [number.name]: "many" }) }) } : {}),
+  };
 }
 
 /** Provokers whose requests name ids known only once the emulator runs: their requests are built when called. */

@@ -1,6 +1,7 @@
 // The operation that tests add to a copy of the spec to show that adding one is one edit: `GET /api/v0/computers`, a
 // list of `Computer` with `x-sdk` and `x-pagination`, its example three computers (the spec's own computer examples),
-// so that a page size of 2 gives two pages. Used by test/contract/adding-an-operation.test.ts (npm test) and
+// so that a page size of 2 gives two pages; its responses as the spec's other operations have them (the shared error
+// responses, X-Request-Id). No code sample: the reference generates them. Used by test/contract/adding-an-operation.test.ts (npm test) and
 // test/new-operation/new-operation.e2e.ts (npm run test:new-operation).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -43,6 +44,9 @@ export const LIST_COMPUTERS = `get:
   responses:
     '200':
       description: A page of computers.
+      headers:
+        X-Request-Id:
+          $ref: ../components/headers/RequestId.yaml
       content:
         application/json:
           schema:
@@ -60,9 +64,20 @@ export const LIST_COMPUTERS = `get:
               nextCursor:
                 type: [string, "null"]
                 description: The cursor of the next page; null on the last page.
-          example: ${JSON.stringify({ computers: exampleComputers, hasMore: false, nextCursor: null })}
+          examples:
+            ComputerList:
+              summary: Three computers
+              value: ${JSON.stringify({ computers: exampleComputers, hasMore: false, nextCursor: null })}
+    '400':
+      $ref: ../components/responses/BadRequest.yaml
     '401':
       $ref: ../components/responses/Unauthorized.yaml
+    '403':
+      $ref: ../components/responses/Forbidden.yaml
+    '429':
+      $ref: ../components/responses/TooManyRequests.yaml
+    '500':
+      $ref: ../components/responses/InternalServerError.yaml
 `;
 
 /** The one edit, in a copy of the repository (or of openapi/ alone) at `dir`: the path file and its line in the root document. */
