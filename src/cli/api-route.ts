@@ -31,9 +31,13 @@ export type Target =
 const segments = (path: string) => path.split("/").slice(1);
 const PARAM = /^\{([^{}]+)\}$/;
 
-/** The operation `METHOD path` (or an operationId) names; a path of no operation is `unknown`, with the closest one. */
-export function findTarget(method: string, target: string): Target {
+/**
+ * The operation `METHOD path` (or an operationId) names; a path of no operation is `unknown`, with the closest one.
+ * Without a method: an operationId's own, else GET.
+ */
+export function findTarget(given: string | undefined, target: string): Target {
   const byId = OPERATIONS.find((op) => op.operationId === target);
+  const method = given ?? byId?.method ?? "GET";
   if (byId) {
     if (method !== byId.method) throw new CliError(`${target} is ${byId.method} ${byId.path}, not ${method}.`, EXIT.usage, `Run 'orgagent api ${byId.method} ${byId.path}'.`);
     return { kind: "operation", operation: byId, path: newObject(), query: new URLSearchParams() };

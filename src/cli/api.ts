@@ -15,7 +15,8 @@ import { examples } from "./options.js";
 
 /** The command line of one `orgagent api` call, parsed apart from its run. */
 export interface ApiOptions {
-  method: string;
+  /** The HTTP method: as given, else the operation's own (an operationId) or GET. */
+  method: string | undefined;
   target: string;
   /** `-f` and `-F` fields, in the order given. */
   fields: RawField[];
@@ -95,8 +96,8 @@ export function apiCommand(program: Command, context: Context): void {
 
 /** The options of one call from its arguments and flags; a bad combination is a usage error. */
 export function apiOptions(first: string | undefined, second: string | undefined, flags: ApiFlags): ApiOptions {
-  const [method, target] = second === undefined ? ["GET", first!] : [first!.toUpperCase(), second];
-  if (!(HTTP_METHODS as readonly string[]).includes(method)) {
+  const [method, target] = second === undefined ? [undefined, first!] : [first!.toUpperCase(), second];
+  if (method !== undefined && !(HTTP_METHODS as readonly string[]).includes(method)) {
     throw new CliError(`${first} is not an HTTP method.`, EXIT.usage, `Use one of ${HTTP_METHODS.join(", ")}, or give the path alone for GET.`);
   }
   if (flags.slurp && !flags.paginate) throw new CliError("--slurp needs --paginate.", EXIT.usage, "Run 'orgagent api --help' for usage.");
@@ -140,7 +141,7 @@ export async function runApi(options: ApiOptions, context: Context, cmd: Command
       const client = context.client(cmd, { appHost: operation.host === "app_url" });
       await callOperation(client, operation, placed, body, options, printer);
     } else {
-      const where = `${options.method} ${target.path}`;
+      const where = `${target.method} ${target.path}`;
       context.out.note(
         `orgagent: warning: ${where} is not an operation of the API's spec${target.suggestion ? ` (did you mean ${target.suggestion}?)` : ""}; sent as given to the API host, without the spec's checks, retries or paging.`,
       );

@@ -82,6 +82,9 @@ describe.concurrent("writes", () => {
     ]);
     expect(session.code, session.stderr).toBe(0);
     expect(JSON.parse(session.stdout)).toMatchObject({ computerId: buildBox(), status: "pending", sessionSettings: { model: "claude-sonnet-4-5", tags: [{ name: "nightly" }] } });
+    // An operationId without a method: its own method (POST).
+    const byId = await orgagent(["createSession", "-f", `computerId=${buildBox()}`, "--jq", ".status"]);
+    expect(byId.stdout, byId.stderr).toBe("pending\n");
     expect(limits.code, limits.stderr).toBe(0);
     expect(JSON.parse(limits.stdout).errors).toEqual([]);
     expect(emulator.limits().get(emulator.org.users[0]!.email.toLowerCase())).toBe(5000);
