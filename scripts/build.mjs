@@ -7,6 +7,7 @@
 //   dist/mcp/index.{js,cjs,d.ts,d.cts}       `orgagent/mcp`, the MCP server, with the MCP SDK bundled in
 //   dist/mcp/docs.json                       the guides its docs-search tool searches (README.md, docs/*.md)
 //   dist/cli.js                              the `orgagent` bin, ESM, with its command-line libraries bundled in
+//   dist/jq.js                               jq (WebAssembly, from jq-wasm) for `orgagent api --jq`, loaded only then
 //   dist/openapi.{json,yaml}                 the bundled spec, `orgagent/openapi.json` / `orgagent/openapi.yaml`
 //   dist/openapi.{api,app}.{json,yaml}       one bundle per host (`orgagent/openapi.api.json`, …) for generators
 // openapi-fetch stays external everywhere: it is the one runtime dependency. generated/ is compiled into the
@@ -71,6 +72,17 @@ function sharedEntries(output) {
     },
   };
 }
+
+/**
+ * `orgagent api --jq` loads jq (1.3 MB: WebAssembly inlined in JavaScript) only when a filter is given: it is the
+ * package's own file dist/jq.js, jq-wasm's single-file build as published, not a part of dist/cli.js.
+ */
+const jqApart = {
+  name: "jq-apart",
+  setup(build) {
+    build.onResolve({ filter: /^jq-wasm\/inline$/ }, () => ({ path: "./jq.js", external: true }));
+  },
+};
 
 /** linkedom loads the optional native `canvas` package if a user has it; the report draws SVG only: use its shim. */
 const canvasShim = {
@@ -157,12 +169,19 @@ if (has("src/cli.ts")) {
     platform: "node",
     // commander, csv-parse, csv-stringify and @bomb.sh/tab are devDependencies: the CLI carries them so the package needs only openapi-fetch.
     noExternal: ["commander", "csv-parse", "csv-stringify", "@bomb.sh/tab"],
-    esbuildPlugins: [sharedEntries("cli.js")],
+    esbuildPlugins: [sharedEntries("cli.js"), jqApart],
     // commander is CommonJS and requires node:events etc.; inside an ESM bundle that needs a real `require`.
     banner: { js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);' },
     dts: false,
     clean: false,
   });
+}
+
+if (has("src/cli.ts")) {
+  const jqWasm = join(root, "node_modules", "jq-wasm");
+  const { version } = JSON.parse(readFileSync(join(jqWasm, "package.json"), "utf8"));
+  const license = readFileSync(join(jqWasm, "LICENSE"), "utf8").trim().replace(/^/gm, "// ");
+  writeFileSync(join(dist, "jq.js"), `// jq-wasm ${version} (jq compiled to WebAssembly), dist/inline.mjs as published.\n${license}\n${readFileSync(join(jqWasm, "dist", "inline.mjs"), "utf8")}`);
 }
 
 const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));

@@ -3,6 +3,7 @@
 import { Command, CommanderError, Help, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { analyticsCommands } from "./analytics.js";
+import { apiCommand } from "./api.js";
 import { addCompletion } from "./completion.js";
 import { computerCommands } from "./computers.js";
 import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
@@ -72,6 +73,7 @@ export function buildProgram(context: Context): Command {
   computerCommands(program, context);
   readinessCommands(program, context);
   controlsCommands(program, context);
+  apiCommand(program, context);
   mcpCommand(program, context);
 
   const help = program

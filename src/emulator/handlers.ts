@@ -1,6 +1,6 @@
-// What each operation does, keyed by operationId (the compiler insists on one handler per operation of the
-// spec). Input arrives validated against the spec's bounds (http.ts); the rules here are the documented
-// behaviour plus the emulator's decisions where the API description says "not shown".
+// What each operation does, keyed by operationId, where state matters; an operation of the spec without a handler
+// here is answered from its example (examples.ts). Input arrives validated against the spec's bounds (http.ts); the
+// rules here are the documented behaviour plus the emulator's decisions where the API description says "not shown".
 import type {
   CreateSessionRequest,
   EnterpriseControlsHistoryPage,
@@ -88,7 +88,8 @@ function meta(state: State, { query }: RequestContext) {
   return { org_id: state.org.id, start_date: query.startDate as string, end_date: query.endDate as string };
 }
 
-export function buildOperations(state: State): Operations {
+/** The operations with emulated behaviour; every other operation of the spec is answered from its example (examples.ts). */
+export function buildOperations(state: State): Partial<Operations> {
   const { facts, sessions, computers, org } = state;
   const dayRows = new DayRows();
   const rowKeys = memoizeKeys((range: DayRange) => userRowKeys(facts, org.users.length, range));

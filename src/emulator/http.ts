@@ -30,6 +30,8 @@ export interface RequestContext {
 
 export interface Reply {
   readonly status?: number;
+  /** Headers of the answer beyond Content-Type, Content-Length and X-Request-Id. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The body: a value to serialize, or JsonPieces already serialized. */
   readonly body: unknown;
 }
@@ -47,6 +49,7 @@ export interface Operation {
   readonly handle: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
 
+/** The behaviour of every operation of the spec (hand-written in handlers.ts, else from its example: examples.ts). */
 export type Operations = { readonly [Id in OperationId]: Operation };
 
 interface Route {
@@ -68,6 +71,7 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
 };
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Deepest nesting of objects and arrays a JSON body may have: far more than any request of the API needs. */
@@ -108,11 +112,11 @@ export function listener(options: HttpOptions) {
     const requestId = options.requestId();
     // Half of the latency on the way in (before the request is handled: the rate limit sees it then), half on the way out.
     const latency = options.latency?.() ?? 0;
-    const reply = (status: number, body: unknown, headers?: Record<string, string>) =>
+    const reply = (status: number, body: unknown, headers?: Readonly<Record<string, string>>) =>
       after(latency / 2, () => send(res, status, body, requestId, headers));
     after(latency / 2, () =>
       serve(req, options)
-        .then((answer) => reply(answer.status ?? 200, answer.body))
+        .then((answer) => reply(answer.status ?? 200, answer.body, answer.headers))
         .catch((error: unknown) => {
           // A client that hangs up while sending its body is not the emulator's failure: one line, no answer.
           if (!(error instanceof HttpProblem) && req.destroyed && !req.complete) {
@@ -301,7 +305,7 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}) {
+function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Readonly<Record<string, string>> = {}) {
   if (res.destroyed) return; // the client left, or the emulator closed, during the latency
   const pieces = body instanceof JsonPieces ? body.pieces : [Buffer.from(JSON.stringify(body))];
   res.writeHead(status, {

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { operations, type HostName } from "../../generated/spec-tables.js";
 import { Computers } from "./computers.js";
 import { Facts } from "./facts.js";
+import { withExampleAnswers } from "./examples.js";
 import { buildOperations, type State } from "./handlers.js";
 import { listener, type Role } from "./http.js";
 import { checkNetworkOptions, latencies, rateLimiter, type EmulatorLatency, type EmulatorRateLimit } from "./network.js";
@@ -121,7 +122,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const sessions = new Sessions(Random.of(seed, "live"), { startMs: timing.sessionStartMs, replyMs: timing.replyMs });
   const computers = new Computers(seed, startedAt, timing.installMs, () => sessions.newSessionId());
   const state: State = { org, facts: new Facts(seed, org, FIRST_DATA_DAY), sessions, computers, limits: new Map() };
-  const ops = buildOperations(state);
+  const ops = withExampleAnswers(buildOperations(state));
   let requests = 0;
   const requestId = () => `req_${seed.slice(0, 8)}_${(++requests).toString(36).padStart(6, "0")}`;
 

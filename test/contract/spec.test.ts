@@ -71,14 +71,14 @@ describe("document-level facts", () => {
     for (const op of specOperations) expect(deref(spec.paths[op.path])[op.method.toLowerCase()].security).toBeUndefined();
   });
 
-  it("gives every operation an id, a summary, a description, one tag and a TypeScript code sample", () => {
+  it("gives every operation an id, a summary, a description and one tag (code samples are generated where it has none)", () => {
     for (const op of specOperations) {
       const raw = deref(spec.paths[op.path])[op.method.toLowerCase()];
       expect(raw.operationId).toMatch(/^[a-z][A-Za-z]+$/);
       expect(raw.summary, op.operationId).toBeTruthy();
       expect(raw.description, op.operationId).toBeTruthy();
       expect(raw.tags, op.operationId).toHaveLength(1);
-      expect(raw["x-codeSamples"]?.[0]?.lang, op.operationId).toBe("TypeScript");
+      if (raw["x-codeSamples"]) expect(raw["x-codeSamples"][0]?.lang, op.operationId).toBe("TypeScript");
     }
   });
 

@@ -1,12 +1,14 @@
 // Every status the spec documents for an operation (500 aside: the emulator never fails on purpose) can be provoked
 // from the emulator, with a body valid against the spec's schema for that status. The list is read from the spec:
-// an operation or a status added to it fails here until the emulator can answer it and this table says how.
+// a status added to it fails here until the emulator can answer it and this table says how. An operation added
+// without emulated behaviour is answered from its example: its success, 401 and 429 come from its example values.
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { OperationId } from "../../generated/spec-tables.js";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { validateResponse } from "../contract/schema-validator.js";
-import { specOperations } from "../support/spec.js";
+import { exampleInput } from "../support/operation-calls.js";
+import { specOperations, type SpecOperation } from "../support/spec.js";
 
 interface Call {
   method?: string;
@@ -103,8 +105,8 @@ const everyone = (call: Call) => ({
   "429": () => send({ ...call, overTheLimit: true }),
 });
 
-/** How to provoke each documented status of each operation. */
-const provoke: Record<OperationId, Record<string, () => Promise<Answer>>> = {
+/** How to provoke each documented status of each operation with emulated behaviour. */
+const provoke: Partial<Record<OperationId, Record<string, () => Promise<Answer>>>> = {
   getAnalyticsTokens: analytics("/api/v1/analytics/tokens"),
   getAnalyticsTools: analytics("/api/v1/analytics/tools"),
   getAnalyticsActivity: analytics("/api/v1/analytics/activity"),
@@ -178,6 +180,27 @@ const provoke: Record<OperationId, Record<string, () => Promise<Answer>>> = {
   },
 };
 
+/**
+ * An operation the emulator answers from the spec's example (no behaviour of its own): its success from its example
+ * values, 401 without a key, 403 with the guest key, 429 over the rate limit, and 400 for a number parameter given
+ * text (when it has one).
+ */
+function fromExample(op: SpecOperation): Record<string, () => Promise<Answer>> {
+  const { path = {}, query = {} } = exampleInput(op.operationId, { optional: false });
+  const target = (extra: Record<string, unknown> = {}) => {
+    const search = new URLSearchParams(Object.entries({ ...query, ...extra }).map(([name, value]) => [name, String(value)])).toString();
+    return `${op.path.replace(/\{([^{}]+)\}/g, (_, name: string) => encodeURIComponent(String(path[name])))}${search ? `?${search}` : ""}`;
+  };
+  const body = op.requestExample === undefined ? {} : { body: JSON.stringify(op.requestExample) };
+  const call: Call = { method: op.method, target: target(), ...body };
+  const number = op.parameters.find((p) => p.in === "query" && ["integer", "number"].includes(p.schema?.type));
+  return {
+    ...everyone(call),
+    [String(op.successStatus)]: () => send(call),
+    ...(number ? { "400": () => send({ ...call, target: target({ [number.name]: "many" }) }) } : {}),
+  };
+}
+
 /** Provokers whose requests name ids known only once the emulator runs: their requests are built when called. */
 function lazy(make: () => Record<string, () => Promise<Answer>>): Record<string, () => Promise<Answer>> {
   return Object.fromEntries(Object.keys(make()).map((status) => [status, () => make()[status]!()]));
@@ -208,7 +231,7 @@ describe("every documented status of every operation, provoked from the emulator
 
   test.each(documented.map(([id, status]) => [`${id} ${status}`, id, status] as const))("%s", async (_, id, status) => {
     const op = documented.find(([i, s]) => i === id && s === status)![2];
-    const how = (provoke[id] as Record<string, (() => Promise<Answer>) | undefined>)[status];
+    const how = ((provoke[id] ?? fromExample(op)) as Record<string, (() => Promise<Answer>) | undefined>)[status];
     if (!how) throw new Error(`${id} documents ${status}, and nothing here provokes it from the emulator`);
     const answer = await how();
     expect(answer.status).toBe(Number(status));

@@ -79,6 +79,7 @@ describe("the tarball", () => {
         "dist/index.d.cts",
         "dist/index.d.ts",
         "dist/index.js",
+        "dist/jq.js",
         "dist/mcp/docs.json",
         "dist/mcp/index.cjs",
         "dist/mcp/index.d.cts",
