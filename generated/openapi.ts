@@ -22,7 +22,7 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
          *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
          *     429 with `Retry-After`.
          */
@@ -57,7 +57,7 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
          *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
          *     429 with `Retry-After`.
          */
@@ -91,7 +91,7 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
          *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
          *     429 with `Retry-After`.
          */
@@ -120,7 +120,7 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
          *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
          *     429 with `Retry-After`.
          */
@@ -154,7 +154,7 @@ export interface paths {
          *     Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
          *     `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
          *     daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-         *     requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+         *     requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
          *     `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
          *     429 with `Retry-After`.
          */
@@ -239,8 +239,9 @@ export interface paths {
          *     succeed partially: `updated` lists the limits applied and `errors` the users whose limit could not be
          *     updated, each with a reason. Check `errors` even on a 200.
          *
-         *     A limit the service does not accept is reported in `errors`. Errors of the whole request use the `Problem`
-         *     body; a client should also accept other error bodies. Which roles may call this operation is not specified:
+         *     A limit the service does not accept is reported in `errors`. The body is JSON, sent as `Content-Type:
+         *     application/json` (another type gives 415); a body too large for the service gives 413. Errors of the whole
+         *     request use the `Problem` body; a client should also accept other error bodies. Which roles may call this operation is not specified:
          *     expect 403 when the caller's role does not allow it.
          */
         put: operations["setUserLimits"];
@@ -269,8 +270,9 @@ export interface paths {
          *     A new session is typically `pending`; the order and timing of later status changes are not specified.
          *     This operation does not create a computer (no operation creates or deletes one).
          *
-         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-         *     operation is not specified: expect 403 when the caller's role does not allow it.
+         *     The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+         *     service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+         *     may call this operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["createSession"];
         delete?: never;
@@ -335,10 +337,14 @@ export interface paths {
          *     `images` and `files` (PDFs and text files). It is routed to the computer given in the body's `computerId`,
          *     or else to the session's own `computerId`.
          *
+         *     The API lists no messages of a session, and no answer names the id of the agent's reply: to know when the agent
+         *     has finished, read the session until its status is `idle` again (`messageCount` counts its messages).
+         *
          *     No maximum size is published for the text, images and files.
          *
-         *     Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-         *     operation is not specified: expect 403 when the caller's role does not allow it.
+         *     The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+         *     service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+         *     may call this operation is not specified: expect 403 when the caller's role does not allow it.
          */
         post: operations["sendSessionMessage"];
         delete?: never;
@@ -369,7 +375,8 @@ export interface paths {
          * Get a message of a session
          * @description Returns one message of a session: its role (`user`, `assistant`, `tool` or `system`), content blocks and
          *     timestamps (Unix epoch milliseconds), plus optional origin, visibility and provider-specific fields. Content
-         *     blocks document only `text` and `id`; other block fields may appear.
+         *     blocks document only `text` and `id`; other block fields may appear. A message is read by its id: sending a
+         *     message returns the id of that user message; no operation lists a session's messages.
          *
          *     The optional `computerId` query parameter names a computer to query directly.
          *
@@ -556,12 +563,15 @@ export interface components {
         ToolsRowServerCount: ToolsRowServerCount;
         ToolsRowNameCount: ToolsRowNameCount;
         ToolsRowHookCount: ToolsRowHookCount;
+        ToolsRowKnownAutonomyLevels: ToolsRowKnownAutonomyLevels;
+        NumberMap: NumberMap;
         ToolsRowAutonomyLevelRatio: ToolsRowAutonomyLevelRatio;
         ToolsRow: ToolsRow;
         AnalyticsToolsDailyResponse: AnalyticsToolsDailyResponse;
         ToolsGroupedRow: ToolsGroupedRow;
         AnalyticsToolsGroupedResponse: AnalyticsToolsGroupedResponse;
         AnalyticsActivityGroupBy: AnalyticsActivityGroupBy;
+        ActivityRowKnownClientCounts: ActivityRowKnownClientCounts;
         ActivityRowClientCounts: ActivityRowClientCounts;
         ActivityRow: ActivityRow;
         AnalyticsActivityDailyResponse: AnalyticsActivityDailyResponse;
@@ -660,14 +670,16 @@ export interface components {
         Unauthorized: ResponseUnauthorized;
         Forbidden: ResponseForbidden;
         InternalServerError: ResponseInternalServerError;
+        PayloadTooLarge: ResponsePayloadTooLarge;
+        UnsupportedMediaType: ResponseUnsupportedMediaType;
         NotFound: ResponseNotFound;
         Conflict: ResponseConflict;
     };
     parameters: {
         /**
-         * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-         *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-         *     data is aggregated in a daily batch and lags one day.
+         * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+         *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+         *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
          * @example 2026-03-02
          */
         AnalyticsStartDate: string;
@@ -726,8 +738,18 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description Identifier of the request, when the service sends one (the problem body's `requestId` carries the same id on
+         *     errors). Quote it when you contact support.
+         */
+        RequestId: string;
         /** @description How long to wait before retrying: a number of seconds or an HTTP date (RFC 9110 §10.2.3). */
         RetryAfter: string;
+        /**
+         * @description How long to wait before retrying, in milliseconds, when the service says it more precisely than `Retry-After`'s
+         *     whole seconds. A client should prefer it to `Retry-After`.
+         */
+        RetryAfterMs: string;
     };
     pathItems: never;
 }
@@ -777,10 +799,10 @@ export type CreditsUserBreakdown = {
      */
     user_id: string;
     /**
-     * @description E-mail of the user. (The per-user row of `/users` may carry a null `user_email`; this one is a string.)
+     * @description E-mail of the user; null when the service has none for this user.
      * @example maya.chen@acme-robotics.com
      */
-    user_email: string;
+    user_email: string | null;
     /** @description Standard Credits consumed by this user; equals the sum of `billable_tokens` in `by_model`. */
     billable_tokens: number;
     /** @description This user's consumption per model. */
@@ -881,24 +903,25 @@ export type AnalyticsTokensGroupedResponse = {
 };
 /**
  * Problem
- * @description Error body: `title` and `status`, usually with `detail` and `requestId`. A client should also accept an error
- *     body that is not JSON or lacks these fields.
+ * @description Error body: usually `title`, `status`, `detail` and `requestId`, but no field is guaranteed. A client should also
+ *     accept an error body that is not JSON, or that lacks any of these fields.
  */
 export type Problem = {
     /** @description Short, human-readable summary of the problem. */
-    title: string;
+    title?: string | undefined;
     /** @description Explanation specific to this occurrence of the problem, e.g. that analytics data lags 24 hours. */
     detail?: string | undefined;
     /** @description HTTP status code of the response, repeated in the body. */
-    status: number;
+    status?: number | undefined;
     /** @description Identifier of the request, for support. */
     requestId?: string | undefined;
 };
 /**
  * AnalyticsError
- * @description Error body of the analytics endpoints, a `Problem` that always carries `detail` and `requestId`.
+ * @description Error body of the analytics endpoints: a `Problem`, usually with `title`, `detail`, `status` and `requestId`
+ *     (no field is guaranteed).
  */
-export type AnalyticsError = Problem & Record<string, unknown>;
+export type AnalyticsError = Problem;
 /**
  * AnalyticsToolsGroupBy
  * @description Grouping of `/tools`: `tool_name`. Flatten the per-tool breakdown into rows, one per tool per day.
@@ -972,19 +995,33 @@ export type ToolsRowHookCount = {
     count: number;
 };
 /**
- * ToolsRowAutonomyLevelRatio
- * @description Distribution of autonomy levels on one day, one number per level, for example fractions that sum to 1.
+ * ToolsRowKnownAutonomyLevels
+ * @description The share of each known autonomy level on one day. Any of them may be absent.
  */
-export type ToolsRowAutonomyLevelRatio = {
+export type ToolsRowKnownAutonomyLevels = {
     /** @description Share at the `auto-high` level (maximum autonomy, minimal confirmations). */
-    auto_high: number;
+    auto_high?: number | undefined;
     /** @description Share at the `auto-medium` level (balanced, some confirmations). */
-    auto_medium: number;
+    auto_medium?: number | undefined;
     /** @description Share at the `auto-low` level (limited autonomy, frequent confirmations). */
-    auto_low: number;
+    auto_low?: number | undefined;
     /** @description Share at the `manual` level (every action confirmed). */
-    manual: number;
+    manual?: number | undefined;
 };
+/**
+ * NumberMap
+ * @description An object whose every property is a number; other names than those listed may appear.
+ */
+export type NumberMap = {
+    [key: string]: number;
+};
+/**
+ * ToolsRowAutonomyLevelRatio
+ * @description Distribution of autonomy levels on one day, one number per level (for example fractions that sum to 1), keyed by
+ *     level: `auto_high`, `auto_medium`, `auto_low`, `manual`, or another level; every value is a number. A level may be
+ *     absent.
+ */
+export type ToolsRowAutonomyLevelRatio = ToolsRowKnownAutonomyLevels & NumberMap;
 /**
  * ToolsRow
  * @description Tool usage of the organization on one day (`/tools` without `group_by`), with nested breakdowns per tool, MCP
@@ -1080,16 +1117,26 @@ export type AnalyticsToolsGroupedResponse = {
  */
 export type AnalyticsActivityGroupBy = "client";
 /**
+ * ActivityRowKnownClientCounts
+ * @description Daily active users of the known client types. A client type without users may be absent.
+ */
+export type ActivityRowKnownClientCounts = {
+    /** @description Users of interactive CLI sessions. */
+    "terminal-ui"?: number | undefined;
+    /** @description Users of the web app. */
+    web?: number | undefined;
+    /** @description Users of headless or automated CLI runs. */
+    "non-interactive-cli"?: number | undefined;
+};
+/**
  * ActivityRowClientCounts
  * @description Daily active users per client type, keyed by client type: `terminal-ui` (interactive CLI sessions), `web` (the
  *     web app), `non-interactive-cli` (headless or automated CLI runs), or another client type (the same values as
- *     `group_key` of `ActivityGroupedRow`). A user active on several clients counts once in each client's figure
- *     (and once in `daily_active_users`), so each figure is at most `daily_active_users` and the figures may sum to
- *     more. A client type without users may be absent.
+ *     `group_key` of `ActivityGroupedRow`); every value is a number. A user active on several clients counts once in
+ *     each client's figure (and once in `daily_active_users`), so each figure is at most `daily_active_users` and the
+ *     figures may sum to more. A client type without users may be absent.
  */
-export type ActivityRowClientCounts = {
-    [key: string]: number;
-};
+export type ActivityRowClientCounts = ActivityRowKnownClientCounts & NumberMap;
 /**
  * ActivityRow
  * @description Active users, sessions and messages of the organization on one day (`/activity` without `group_by`).
@@ -1169,29 +1216,29 @@ export type AnalyticsActivityGroupedResponse = {
 };
 /**
  * ProductivityRowExtensionCount
- * @description Count of files the agent created or edited on one day, for one file extension.
+ * @description Count of files the agent created or edited on one day, for one file extension. Either field may be absent.
  */
 export type ProductivityRowExtensionCount = {
     /**
      * @description File extension.
      * @example .ts
      */
-    extension: string;
+    extension?: string | undefined;
     /** @description Number of files for this extension. */
-    count: number;
+    count?: number | undefined;
 };
 /**
  * ProductivityRowLanguageCount
- * @description Count of files the agent created or edited on one day, for one programming language.
+ * @description Count of files the agent created or edited on one day, for one programming language. Either field may be absent.
  */
 export type ProductivityRowLanguageCount = {
     /**
      * @description Programming language.
      * @example TypeScript
      */
-    language: string;
+    language?: string | undefined;
     /** @description Number of files for this language. */
-    count: number;
+    count?: number | undefined;
 };
 /**
  * ProductivityRow
@@ -1267,8 +1314,8 @@ export type UserRow = {
      * @example gpt-5-codex
      */
     primary_model: string;
-    /** @description Tier of the primary model: `standard` or `thinking`. */
-    primary_model_tier: ModelTier;
+    /** @description Tier of the primary model. Known values: `standard` and `thinking`; other strings may appear. */
+    primary_model_tier: ModelTier | string;
     /** @description New files created by the agent. */
     files_created: number;
     /** @description Existing files modified by the agent. */
@@ -1387,13 +1434,13 @@ export type ReadinessCriterionEvaluations = {
 export type ReasoningEffort = "low" | "medium" | "high" | "off";
 /**
  * ReadinessModelUsed
- * @description Model configuration used to produce the report.
+ * @description Model configuration used to produce the report. Either field may be absent.
  */
 export type ReadinessModelUsed = {
     /** @description Model id. */
-    id: string;
+    id?: string | undefined;
     /** @description Reasoning effort the model ran with (`low`, `medium`, `high`, or `off`). */
-    reasoningEffort: ReasoningEffort;
+    reasoningEffort?: ReasoningEffort | undefined;
 };
 /**
  * ReadinessReport
@@ -1413,16 +1460,16 @@ export type ReadinessReport = {
     apps: ReadinessApps;
     /** @description Map from criterion id to the evaluation of that criterion. */
     report: ReadinessCriterionEvaluations;
-    /** @description Commit at evaluation time. */
-    commitHash?: string | undefined;
-    /** @description Branch at evaluation time. */
-    branch?: string | undefined;
-    /** @description Whether uncommitted changes existed at evaluation time. */
-    hasLocalChanges?: boolean | undefined;
-    /** @description Whether unpushed commits existed at evaluation time. */
-    hasNonRemoteCommits?: boolean | undefined;
-    /** @description Model configuration used to produce the report: model id and reasoning effort. */
-    modelUsed?: ReadinessModelUsed | undefined;
+    /** @description Commit at evaluation time; null or absent when not known. */
+    commitHash?: (string | null) | undefined;
+    /** @description Branch at evaluation time; null or absent when not known. */
+    branch?: (string | null) | undefined;
+    /** @description Whether uncommitted changes existed at evaluation time; null or absent when not known. */
+    hasLocalChanges?: (boolean | null) | undefined;
+    /** @description Whether unpushed commits existed at evaluation time; null or absent when not known. */
+    hasNonRemoteCommits?: (boolean | null) | undefined;
+    /** @description Model configuration used to produce the report (model id and reasoning effort); null or absent when not known. */
+    modelUsed?: (ReadinessModelUsed | null) | undefined;
     /** @description Version of the CLI that produced the report. */
     agentVersion?: string | undefined;
 };
@@ -1736,7 +1783,10 @@ export type EnterpriseControlsHistoryPage = {
 export type UserLimitEntryInput = {
     /** @description E-mail that identifies the user. */
     email: string;
-    /** @description Credits limit of the user, 0 or more. */
+    /**
+     * Format: int64
+     * @description Credits limit of the user, 0 or more.
+     */
     limit: number;
 };
 /**
@@ -1754,7 +1804,10 @@ export type UsageLimitsUpdateRequest = {
 export type UserLimitEntry = {
     /** @description E-mail that identifies the user. */
     email: string;
-    /** @description Credits limit of the user. */
+    /**
+     * Format: int64
+     * @description Credits limit of the user.
+     */
     limit: number;
 };
 /**
@@ -1882,13 +1935,22 @@ export type Session = {
     status: SessionStatus;
     /** @description Number of messages in the session. */
     messageCount: number;
-    /** @description Creation time, Unix epoch milliseconds. */
+    /**
+     * Format: int64
+     * @description Creation time, Unix epoch milliseconds.
+     */
     createdAt: number;
-    /** @description Last update time, Unix epoch milliseconds. */
+    /**
+     * Format: int64
+     * @description Last update time, Unix epoch milliseconds.
+     */
     updatedAt: number;
     /** @description Session title. */
     title?: string | undefined;
-    /** @description Completion time, Unix epoch milliseconds. */
+    /**
+     * Format: int64
+     * @description Completion time, Unix epoch milliseconds.
+     */
     completedAt?: number | undefined;
     /** @description Id of the computer the session is connected to. */
     computerId?: string | undefined;
@@ -2301,6 +2363,7 @@ export type HooksSettings = {
 /** @description Invalid request: a date that is not `YYYY-MM-DD`, today's date (analytics data lags 24 hours), or `limit` out of range. */
 export type ResponseAnalyticsBadRequest = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2310,6 +2373,7 @@ export type ResponseAnalyticsBadRequest = {
 /** @description Missing or invalid API key. */
 export type ResponseAnalyticsUnauthorized = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2319,6 +2383,7 @@ export type ResponseAnalyticsUnauthorized = {
 /** @description The caller is not a Manager or Owner of the organization. */
 export type ResponseAnalyticsForbidden = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2329,6 +2394,8 @@ export type ResponseAnalyticsForbidden = {
 export type ResponseTooManyRequests = {
     headers: {
         "Retry-After": string;
+        "retry-after-ms": string;
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2338,6 +2405,7 @@ export type ResponseTooManyRequests = {
 /** @description Internal error. */
 export type ResponseAnalyticsInternalError = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2347,6 +2415,7 @@ export type ResponseAnalyticsInternalError = {
 /** @description Invalid request parameters. */
 export type ResponseReadinessBadRequest = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2356,6 +2425,7 @@ export type ResponseReadinessBadRequest = {
 /** @description Missing or invalid API key. */
 export type ResponseReadinessUnauthorized = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2365,6 +2435,7 @@ export type ResponseReadinessUnauthorized = {
 /** @description Internal error. */
 export type ResponseReadinessInternalError = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2374,6 +2445,7 @@ export type ResponseReadinessInternalError = {
 /** @description Invalid request. */
 export type ResponseBadRequest = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2383,6 +2455,7 @@ export type ResponseBadRequest = {
 /** @description Missing or invalid credential. */
 export type ResponseUnauthorized = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2392,6 +2465,7 @@ export type ResponseUnauthorized = {
 /** @description The caller's role does not allow this operation. */
 export type ResponseForbidden = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2401,6 +2475,27 @@ export type ResponseForbidden = {
 /** @description Internal error. */
 export type ResponseInternalServerError = {
     headers: {
+        "X-Request-Id": string;
+        [name: string]: unknown;
+    };
+    content: {
+        "application/json": Problem;
+    };
+};
+/** @description The request body is larger than the service accepts. */
+export type ResponsePayloadTooLarge = {
+    headers: {
+        "X-Request-Id": string;
+        [name: string]: unknown;
+    };
+    content: {
+        "application/json": Problem;
+    };
+};
+/** @description The request body is not JSON: send it as `Content-Type: application/json`. */
+export type ResponseUnsupportedMediaType = {
+    headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2410,6 +2505,7 @@ export type ResponseInternalServerError = {
 /** @description The resource does not exist or is not visible to the caller. */
 export type ResponseNotFound = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2419,6 +2515,7 @@ export type ResponseNotFound = {
 /** @description The resource is in a state that does not allow the operation. */
 export type ResponseConflict = {
     headers: {
+        "X-Request-Id": string;
         [name: string]: unknown;
     };
     content: {
@@ -2436,16 +2533,18 @@ export type ParameterComputerIdQuery = string;
 export type ParameterMessageId = string;
 export type ParameterComputerId = string;
 export type ParameterComputerName = string;
+export type HeaderRequestId = string;
 export type HeaderRetryAfter = string;
+export type HeaderRetryAfterMs = string;
 export type $defs = Record<string, never>;
 export interface operations {
     getAnalyticsTokens: {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-                 *     data is aggregated in a daily batch and lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+                 *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+                 *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: string;
@@ -2473,6 +2572,7 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,9 +2590,9 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-                 *     data is aggregated in a daily batch and lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+                 *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+                 *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: string;
@@ -2520,6 +2620,7 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2537,9 +2638,9 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-                 *     data is aggregated in a daily batch and lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+                 *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+                 *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: string;
@@ -2567,6 +2668,7 @@ export interface operations {
              */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2584,9 +2686,9 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-                 *     data is aggregated in a daily batch and lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+                 *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+                 *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: string;
@@ -2606,6 +2708,7 @@ export interface operations {
             /** @description Productivity, one `ProductivityRow` per day. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2623,9 +2726,9 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). The earliest
-                 *     data is from 2026-01-14. The latest queryable date is yesterday (UTC): today's date gives 400 because analytics
-                 *     data is aggregated in a daily batch and lags one day.
+                 * @description First day of the range, `YYYY-MM-DD` in UTC, inclusive (UTC only: there is no time-zone parameter). Data starts
+                 *     on 2026-01-14: an earlier date is accepted, and its days have no rows. The latest queryable date is yesterday
+                 *     (UTC): today's date gives 400 because analytics data is aggregated in a daily batch and lags one day.
                  * @example 2026-03-02
                  */
                 startDate: string;
@@ -2656,6 +2759,7 @@ export interface operations {
             /** @description One page of per-user rows (one row per user per day), in an unspecified order. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,6 +2801,7 @@ export interface operations {
             /** @description One page of readiness reports. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2732,6 +2837,7 @@ export interface operations {
             /** @description One page of enterprise-control changes, newest revision first. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2762,6 +2868,7 @@ export interface operations {
             /** @description The limits applied and the users whose limit could not be updated. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2771,6 +2878,8 @@ export interface operations {
             400: ResponseBadRequest;
             401: ResponseUnauthorized;
             403: ResponseForbidden;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };
@@ -2791,6 +2900,7 @@ export interface operations {
             /** @description The session was created. */
             201: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2802,6 +2912,8 @@ export interface operations {
             403: ResponseForbidden;
             404: ResponseNotFound;
             409: ResponseConflict;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };
@@ -2830,6 +2942,7 @@ export interface operations {
             /** @description The session. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2866,6 +2979,7 @@ export interface operations {
             /** @description The message was added. The body gives its id and the agent status after submission. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2877,6 +2991,8 @@ export interface operations {
             403: ResponseForbidden;
             404: ResponseNotFound;
             409: ResponseConflict;
+            413: ResponsePayloadTooLarge;
+            415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
         };
@@ -2910,6 +3026,7 @@ export interface operations {
             /** @description The message. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2942,6 +3059,7 @@ export interface operations {
             /** @description The computer. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2974,6 +3092,7 @@ export interface operations {
             /** @description The computer. */
             200: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3006,6 +3125,7 @@ export interface operations {
             /** @description The retry was accepted for asynchronous work. The body is the computer. */
             202: {
                 headers: {
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -34,7 +34,7 @@ export class Analytics extends APIResource {
    * Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
    * `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
    * daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-   * requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+   * requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
    * `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
    * 429 with `Retry-After`.
    */
@@ -67,7 +67,7 @@ export class Analytics extends APIResource {
    * Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
    * `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
    * daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-   * requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+   * requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
    * `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
    * 429 with `Retry-After`.
    */
@@ -99,7 +99,7 @@ export class Analytics extends APIResource {
    * Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
    * `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
    * daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-   * requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+   * requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
    * `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
    * 429 with `Retry-After`.
    */
@@ -126,7 +126,7 @@ export class Analytics extends APIResource {
    * Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
    * `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
    * daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-   * requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+   * requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
    * `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
    * 429 with `Retry-After`.
    */
@@ -149,7 +149,7 @@ export class Analytics extends APIResource {
    * Requires the Manager or Owner role; Members and guests get 403. `startDate` and `endDate` are required
    * `YYYY-MM-DD` dates in UTC (there is no time-zone parameter) and both days are included. Data is aggregated in a
    * daily batch and is available the day after it is generated: the latest queryable date is yesterday (UTC) and
-   * requesting today gives 400 (the detail says data lags 24 hours); the earliest data is from 2026-01-14.
+   * requesting today gives 400 (the detail says data lags 24 hours); data starts on 2026-01-14 (earlier days have no rows).
    * `endDate` must not be earlier than `startDate`. Rate limits vary by plan; when one is exceeded the answer is
    * 429 with `Retry-After`.
    */
@@ -209,8 +209,9 @@ export abstract class UsageLimits extends APIResource {
    * succeed partially: `updated` lists the limits applied and `errors` the users whose limit could not be
    * updated, each with a reason. Check `errors` even on a 200.
    *
-   * A limit the service does not accept is reported in `errors`. Errors of the whole request use the `Problem`
-   * body; a client should also accept other error bodies. Which roles may call this operation is not specified:
+   * A limit the service does not accept is reported in `errors`. The body is JSON, sent as `Content-Type:
+   * application/json` (another type gives 415); a body too large for the service gives 413. Errors of the whole
+   * request use the `Problem` body; a client should also accept other error bodies. Which roles may call this operation is not specified:
    * expect 403 when the caller's role does not allow it.
    */
   abstract setUserLimits(...args: never[]): unknown;
@@ -228,8 +229,9 @@ export class Sessions extends APIResource {
    * A new session is typically `pending`; the order and timing of later status changes are not specified.
    * This operation does not create a computer (no operation creates or deletes one).
    *
-   * Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-   * operation is not specified: expect 403 when the caller's role does not allow it.
+   * The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+   * service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+   * may call this operation is not specified: expect 403 when the caller's role does not allow it.
    */
   create(body: api.CreateSessionRequest, options?: RequestOptions): APIPromise<api.Session> {
     return this._hub.request("createSession", { body }, options);
@@ -260,10 +262,14 @@ export class Sessions extends APIResource {
    * `images` and `files` (PDFs and text files). It is routed to the computer given in the body's `computerId`,
    * or else to the session's own `computerId`.
    *
+   * The API lists no messages of a session, and no answer names the id of the agent's reply: to know when the agent
+   * has finished, read the session until its status is `idle` again (`messageCount` counts its messages).
+   *
    * No maximum size is published for the text, images and files.
    *
-   * Errors use the `Problem` body; a client should also accept other error bodies. Which roles may call this
-   * operation is not specified: expect 403 when the caller's role does not allow it.
+   * The body is JSON, sent as `Content-Type: application/json` (another type gives 415); a body too large for the
+   * service gives 413. Errors use the `Problem` body; a client should also accept other error bodies. Which roles
+   * may call this operation is not specified: expect 403 when the caller's role does not allow it.
    */
   sendMessage(sessionId: string, body: api.SendMessageRequest, options?: RequestOptions): APIPromise<api.SendMessageResponse> {
     return this._hub.request("sendSessionMessage", { path: { sessionId }, body }, options);
@@ -274,7 +280,8 @@ export class Sessions extends APIResource {
    *
    * Returns one message of a session: its role (`user`, `assistant`, `tool` or `system`), content blocks and
    * timestamps (Unix epoch milliseconds), plus optional origin, visibility and provider-specific fields. Content
-   * blocks document only `text` and `id`; other block fields may appear.
+   * blocks document only `text` and `id`; other block fields may appear. A message is read by its id: sending a
+   * message returns the id of that user message; no operation lists a session's messages.
    *
    * The optional `computerId` query parameter names a computer to query directly.
    *

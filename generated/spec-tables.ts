@@ -46,7 +46,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday"
           }
         }
@@ -59,7 +59,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday",
             "notBefore": "startDate"
           }
@@ -99,7 +99,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday"
           }
         }
@@ -112,7 +112,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday",
             "notBefore": "startDate"
           }
@@ -152,7 +152,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday"
           }
         }
@@ -165,7 +165,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday",
             "notBefore": "startDate"
           }
@@ -205,7 +205,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday"
           }
         }
@@ -218,7 +218,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday",
             "notBefore": "startDate"
           }
@@ -248,7 +248,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday"
           }
         }
@@ -261,7 +261,7 @@ export const operations = {
           "format": "date",
           "pattern": "^\\d{4}-\\d{2}-\\d{2}$",
           "dateRange": {
-            "earliest": "2026-01-14",
+            "firstDataDay": "2026-01-14",
             "latest": "yesterday",
             "notBefore": "startDate"
           }
@@ -416,6 +416,7 @@ export const operations = {
                 },
                 "limit": {
                   "type": "integer",
+                  "format": "int64",
                   "minimum": 0
                 }
               }
@@ -943,6 +944,9 @@ export const tableColumns = {
     "daily_active_users",
     "weekly_active_users",
     "monthly_active_users",
+    "daily_active_users_by_client.terminal-ui",
+    "daily_active_users_by_client.web",
+    "daily_active_users_by_client.non-interactive-cli",
     "sessions",
     "messages",
     "user_messages"

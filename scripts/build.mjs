@@ -4,7 +4,10 @@
 //   dist/emulator/index.{js,cjs,d.ts,d.cts}  `orgagent/emulator` (built when src/emulator/index.ts exists)
 //   dist/report/index.{js,cjs,d.ts,d.cts}    `orgagent/report`, the HTML analytics report
 //   dist/report/charts.cjs                   its charting library (Observable Plot on linkedom), bundled, minified
+//   dist/mcp/index.{js,cjs,d.ts,d.cts}       `orgagent/mcp`, the MCP server, with the MCP SDK bundled in
+//   dist/mcp/docs.json                       the guides its docs-search tool searches (README.md, docs/*.md)
 //   dist/cli.js                              the `orgagent` bin, ESM, with its command-line libraries bundled in
+//   dist/jq.js                               jq (WebAssembly, from jq-wasm) for `orgagent api --jq`, loaded only then
 //   dist/openapi.{json,yaml}                 the bundled spec, `orgagent/openapi.json` / `orgagent/openapi.yaml`
 //   dist/openapi.{api,app}.{json,yaml}       one bundle per host (`orgagent/openapi.api.json`, …) for generators
 // openapi-fetch stays external everywhere: it is the one runtime dependency. generated/ is compiled into the
@@ -49,6 +52,8 @@ const SHARED = {
   "src/index.ts": { esm: "index.js", cjs: "index.cjs" },
   "src/report/index.ts": { esm: "report/index.js", cjs: "report/index.cjs" },
   "src/report/charts.ts": { esm: "report/charts.cjs", cjs: "report/charts.cjs" },
+  "src/mcp/index.ts": { esm: "mcp/index.js", cjs: "mcp/index.cjs" },
+  "src/mcp/protocol.ts": { esm: "mcp/protocol.cjs", cjs: "mcp/protocol.cjs" },
 };
 
 /** An esbuild plugin for the bundle `dist/<output>`: imports of a SHARED module become imports of its file. */
@@ -67,6 +72,17 @@ function sharedEntries(output) {
     },
   };
 }
+
+/**
+ * `orgagent api --jq` loads jq (1.3 MB: WebAssembly inlined in JavaScript) only when a filter is given: it is the
+ * package's own file dist/jq.js, jq-wasm's single-file build as published, not a part of dist/cli.js.
+ */
+const jqApart = {
+  name: "jq-apart",
+  setup(build) {
+    build.onResolve({ filter: /^jq-wasm\/inline$/ }, () => ({ path: "./jq.js", external: true }));
+  },
+};
 
 /** linkedom loads the optional native `canvas` package if a user has it; the report draws SVG only: use its shim. */
 const canvasShim = {
@@ -93,8 +109,7 @@ await build({
 // ESM-imports-CJS semantics (`__toESM(require(…), 1)`): `default` becomes the whole `module.exports` object and
 // `createClient(...)` throws "is not a function". openapi-fetch's CJS build marks itself `__esModule`, so the
 // Babel-style interop (flag dropped) is the right one. A build that no longer has exactly that call fails here.
-for (const entry of Object.keys(libraryEntries)) {
-  const file = join(dist, `${entry}.cjs`);
+function withBabelInterop(file) {
   const code = readFileSync(file, "utf8");
   const nodeModeImport = '__toESM(require("openapi-fetch"), 1)';
   const count = code.split(nodeModeImport).length - 1;
@@ -103,6 +118,7 @@ for (const entry of Object.keys(libraryEntries)) {
   }
   writeFileSync(file, code.replace(nodeModeImport, '__toESM(require("openapi-fetch"))'));
 }
+for (const entry of Object.keys(libraryEntries)) withBabelInterop(join(dist, `${entry}.cjs`));
 
 if (has("src/report/index.ts")) {
   // Plot and linkedom are devDependencies: bundled (minified: third-party code) into one file the package ships.
@@ -131,6 +147,20 @@ if (has("src/report/index.ts")) {
   }
 }
 
+if (has("src/mcp/index.ts")) {
+  // The MCP SDK (with zod, ajv and hono under it) is a devDependency: bundled, minified (third-party code), into one
+  // CommonJS file that both builds of the server load; `orgagent` and its other entries never load it, and installing
+  // the package does not install it. Until the SDK exports a generic call by operationId, the server carries its own
+  // copy of the SDK's request core (src/mcp/sdk-adapter.ts). `shims` gives the CJS build an import.meta.url: the
+  // server finds dist/index.js (the sandbox's SDK) and docs.json beside itself.
+  await build({ ...common, entry: { "mcp/protocol": "src/mcp/protocol.ts" }, format: ["cjs"], platform: "node", minify: true, dts: false, clean: false });
+  const mcp = { ...common, entry: { "mcp/index": "src/mcp/index.ts" }, format: ["esm", "cjs"], platform: "node", shims: true, clean: false };
+  await build({ ...mcp, esbuildPlugins: [sharedEntries("mcp/index")], dts: { compilerOptions: { noEmit: false, declaration: true } } });
+  withBabelInterop(join(dist, "mcp", "index.cjs"));
+  const guides = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+  writeFileSync(join(dist, "mcp", "docs.json"), JSON.stringify(guides.map((path) => ({ path, text: readFileSync(join(root, path), "utf8") }))));
+}
+
 if (has("src/cli.ts")) {
   await build({
     ...common,
@@ -139,7 +169,7 @@ if (has("src/cli.ts")) {
     platform: "node",
     // commander, csv-parse, csv-stringify and @bomb.sh/tab are devDependencies: the CLI carries them so the package needs only openapi-fetch.
     noExternal: ["commander", "csv-parse", "csv-stringify", "@bomb.sh/tab"],
-    esbuildPlugins: [sharedEntries("cli.js")],
+    esbuildPlugins: [sharedEntries("cli.js"), jqApart],
     // commander is CommonJS and requires node:events etc.; inside an ESM bundle that needs a real `require`.
     banner: { js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);' },
     dts: false,
@@ -147,9 +177,16 @@ if (has("src/cli.ts")) {
   });
 }
 
+if (has("src/cli.ts")) {
+  const jqWasm = join(root, "node_modules", "jq-wasm");
+  const { version } = JSON.parse(readFileSync(join(jqWasm, "package.json"), "utf8"));
+  const license = readFileSync(join(jqWasm, "LICENSE"), "utf8").trim().replace(/^/gm, "// ");
+  writeFileSync(join(dist, "jq.js"), `// jq-wasm ${version} (jq compiled to WebAssembly), dist/inline.mjs as published.\n${license}\n${readFileSync(join(jqWasm, "dist", "inline.mjs"), "utf8")}`);
+}
+
 const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));
 for (const file of specFiles) copyFileSync(join(root, "generated", file), join(dist, file));
 
 console.log(
-  `built ${Object.keys(libraryEntries).join(", ")}${has("src/report/index.ts") ? ", report" : ""}${has("src/cli.ts") ? ", cli" : ""} and the spec into dist/`,
+  `built ${Object.keys(libraryEntries).join(", ")}${has("src/report/index.ts") ? ", report" : ""}${has("src/mcp/index.ts") ? ", mcp" : ""}${has("src/cli.ts") ? ", cli" : ""} and the spec into dist/`,
 );

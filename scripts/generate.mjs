@@ -5,6 +5,9 @@
 //   openapi.ts                  path and schema types (openapi-typescript)
 //   spec-tables.ts              runtime tables the SDK needs: operations, hosts, request bounds, paging rules
 //   resources.ts                the SDK's resource classes: one method per operation (`x-sdk`), over the request hub
+//   examples.ts                 each operation's first success example, for the emulator's answers from examples
+//   mcp-tools.ts                one MCP tool per operation (`orgagent mcp`): input schema, annotations, effect
+// and, in place, the lists of operations in docs/sdk.md and docs/cli.md (scripts/operation-docs.mjs)
 // Usage: node scripts/generate.mjs [--out DIR] [--spec DIR]   (the freshness test generates into a temp dir and
 // compares; --spec reads another copy of openapi/, as the test of adding an operation does)
 import { execFileSync } from "node:child_process";
@@ -13,7 +16,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { stringify } from "yaml";
+import { buildExamples, renderExamples } from "./examples.mjs";
 import { splitByHost } from "./host-bundles.mjs";
+import { writeOperationDocs } from "./operation-docs.mjs";
+import { buildMcpGuide, buildMcpTools, renderMcpTools } from "./mcp-tools.mjs";
 import { nameComponentTypes } from "./named-types.mjs";
 import { renderResources } from "./resources.mjs";
 import { buildSpecTables, renderSpecTables } from "./spec-tables.mjs";
@@ -57,3 +63,9 @@ writeFileSync(join(out, "openapi.ts"), banner + astToString(nameComponentTypes(a
 
 writeFileSync(join(out, "spec-tables.ts"), banner + renderSpecTables(buildSpecTables(spec)));
 writeFileSync(join(out, "resources.ts"), banner + renderResources(spec));
+writeFileSync(join(out, "examples.ts"), banner + renderExamples(buildExamples(spec)));
+writeFileSync(join(out, "mcp-tools.ts"), banner + renderMcpTools(buildMcpTools(spec), buildMcpGuide(spec)));
+
+// The lists of operations in docs/, when generating in place (not into another folder, as the freshness test does).
+const project = dirname(specRoot);
+if (out === join(project, "generated")) writeOperationDocs(spec, project);

@@ -44,6 +44,22 @@ export function sdkOperations(spec) {
   return found;
 }
 
+/**
+ * How a method's arguments follow from its operation: the path parameters in the order of the path, then one
+ * object (`object`): the query parameters, the JSON body, or both in one; then the request options.
+ */
+export function signatureOf(spec, path, op) {
+  const item = deref(spec, spec.paths[path]);
+  const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(spec, p));
+  const pathNames = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]);
+  const query = params.filter((p) => p.in === "query");
+  const body = op.requestBody ? deref(spec, op.requestBody) : undefined;
+  const hasBody = Boolean(body?.content?.["application/json"]?.schema);
+  const object = query.length && hasBody ? "both" : query.length ? "query" : hasBody ? "body" : undefined;
+  const objectRequired = query.some((p) => p.required) || (object === "body" && Boolean(body.required)) || object === "both";
+  return { pathNames, query, body: hasBody ? body : undefined, object, objectRequired };
+}
+
 /** The success response's JSON schema node (a $ref or an inline schema). */
 function successSchema(spec, op) {
   const code = Object.keys(op.responses).find((status) => /^2\d\d$/.test(status));
@@ -70,15 +86,13 @@ function renderMethod(spec, { path, op, sdk, params }) {
   const name = sdk.method;
   if (sdk.custom) return { code: `${doc}\n  abstract ${name}(...args: never[]): unknown;`, types: [] };
 
-  const pathNames = [...path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]);
+  const { pathNames, query, body } = signatureOf(spec, path, op);
   const pathArgs = pathNames.map((param) => {
     const schema = deref(spec, params.find((p) => p.in === "path" && p.name === param)?.schema);
     const type = schema?.type === "integer" || schema?.type === "number" ? "number" : schema?.type === "boolean" ? "boolean" : "string";
     return `${param}: ${type}`;
   });
-  const query = params.filter((p) => p.in === "query");
   const queryRequired = query.some((p) => p.required);
-  const body = op.requestBody ? deref(spec, op.requestBody) : undefined;
   const bodySchema = body?.content?.["application/json"]?.schema;
   const bodyType = bodySchema ? typeOf(bodySchema, `RequestBody<${JSON.stringify(id)}>`) : undefined;
 

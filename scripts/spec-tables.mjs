@@ -148,14 +148,22 @@ export function buildSpecTables(spec) {
 
 function flatColumns(spec, schema, prefix = "", depth = 0) {
   const columns = [];
-  for (const [name, raw] of Object.entries(deref(spec, schema).properties ?? {})) {
-    const field = deref(spec, raw);
-    const type = [field.type ?? (field.anyOf ? "any" : undefined)].flat().find((t) => t !== "null");
+  for (const [name, raw] of Object.entries(propertiesOf(spec, schema))) {
+    // A nullable object (`anyOf: [object, null]`) is that object.
+    const branches = deref(spec, raw).anyOf?.map((branch) => deref(spec, branch)).filter((branch) => branch.type !== "null");
+    const field = branches?.length === 1 ? branches[0] : deref(spec, raw);
+    const type = [field.type ?? (field.anyOf ? "any" : field.allOf ? "object" : undefined)].flat().find((t) => t !== "null");
     if (type === "object" && depth < 4) columns.push(...flatColumns(spec, field, `${prefix}${name}.`, depth + 1));
     else if (type === "array" && deref(spec, field.items)?.type === "object") continue;
     else columns.push(prefix + name);
   }
   return columns;
+}
+
+/** The properties a schema names, its `allOf` parts' included (an open map's known keys). */
+function propertiesOf(spec, schema) {
+  const node = deref(spec, schema);
+  return Object.assign({}, ...(node.allOf ?? []).map((part) => propertiesOf(spec, part)), node.properties);
 }
 
 export function renderSpecTables({ hosts, pathHosts, operations, hookInputs, statusLifecycles, tableColumns }) {

@@ -37,6 +37,8 @@ export {
 export type { RequestContext, ValidationRule } from "./core/errors.js";
 export type { LogLevel, Logger } from "./core/log.js";
 export { PagePromise, PaginationError } from "./core/pagination.js";
+export { readPage } from "./core/read-page.js";
+export type { PageReading } from "./core/read-page.js";
 export type { PageOptions, PagesOptions, ToArrayOptions } from "./core/pagination.js";
 export type { RequestOptions } from "./core/options.js";
 export type { AnalyticsPage, APIPromise, WithResponse } from "./core/response.js";

@@ -4,6 +4,7 @@
 // RATE_LIMIT, RATE_LIMIT_STYLE, RATE_BURST, RATE_WINDOW, RETRY_AFTER_MS.
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { operations } from "../generated/spec-tables.js";
 import { OrgAgent, dateRange } from "./index.js";
@@ -62,7 +63,9 @@ async function main() {
   const port = Number(process.env.PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65_534) throw new Error(`PORT must be a port number; got ${process.env.PORT}.`);
   const network = networkOptions();
-  const emulator = await startEmulator({ port, appPort: port === 0 ? 0 : port + 1, ...network });
+  const emulator = await startEmulator({ port, appPort: port === 0 ? 0 : port + 1, ...network }).catch((error: unknown) => {
+    throw portInUse(error, port) ?? error;
+  });
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -81,6 +84,7 @@ async function main() {
   console.log("");
   console.log("  Use it from a shell:");
   console.log(`    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`);
+  console.log(`  Or from an AI assistant over MCP (docs/mcp.md): claude mcp add orgagent-emulator -e ORGAGENT_BASE_URL=${emulator.baseUrl} -e ORGAGENT_APP_URL=${emulator.appUrl} -e ORGAGENT_API_KEY=${emulator.keys.owner} -- npx tsx ${fileURLToPath(new URL("cli.ts", import.meta.url))} mcp`);
   console.log("");
 
   await tour(emulator);
@@ -137,16 +141,20 @@ async function tour(emulator: Emulator) {
   });
   console.log(`   sent ${sent.messageId}: ${sent.status}`);
   let status = sent.status;
-  await client.sessions.waitUntilIdle(session.sessionId, {
+  const done = await client.sessions.waitUntilIdle(session.sessionId, {
     interval: 100,
     maxInterval: 500,
     onPoll: (current) => {
       if (current.status !== status) console.log(`   status: ${(status = current.status)}`);
     },
   });
-  // The API lists no messages; the emulator writes the reply under a predictable id (see replyIdOf).
+  // What the API tells about the work: the session's status, message count and token usage. It lists no messages,
+  // so the agent's reply cannot be read through it; the emulator keeps each reply under an id of its own making.
+  const { inputTokens = 0, outputTokens = 0 } = done.sessionSettings?.inclusiveTokenUsage ?? {};
+  const tokens = `, ${inputTokens.toLocaleString("en-US")} tokens in, ${outputTokens.toLocaleString("en-US")} out`;
+  console.log(`   ${done.status}: ${done.messageCount} messages${tokens}. That is what the API tells: it lists no messages.`);
   const reply = await client.sessions.getMessage(session.sessionId, replyIdOf(sent.messageId));
-  console.log(`   reply (${reply.role}):`);
+  console.log("   The reply, read through the emulator's own shortcut, replyIdOf() (the real API has none):");
   for (const block of reply.content) for (const line of (block.text ?? "").split("\n")) console.log(`     ${line}`);
 
   // In the OS temp dir, not the working tree; one file per range, replaced atomically on the next run.
@@ -154,6 +162,19 @@ async function tour(emulator: Emulator) {
   console.log(`\n4. An analytics report of the last 30 days (${month.startDate} to ${month.endDate}):`);
   const written = await writeAnalyticsReport(client, month, { out: join(tmpdir(), reportFileName(month)) });
   console.log(`   ${written.path} (${Math.round(written.bytes / 1024)} kB): open it in a browser`);
+}
+
+/** A port taken by another program (another `npm start`?), said with the port and how to choose others. */
+function portInUse(error: unknown, port: number): Error | undefined {
+  const { code, port: taken } = (error ?? {}) as { code?: unknown; port?: unknown };
+  if (code !== "EADDRINUSE") return undefined;
+  const which = taken === port ? "the API host" : "the app host";
+  return new Error(
+    [
+      `Port ${String(taken)} on 127.0.0.1, for ${which}, is in use: is another \`npm start\` running?`,
+      `The emulator listens on PORT (default 4000) and PORT+1. Pick others, \`PORT=4100 npm start\`, or free ones, \`PORT=0 npm start\`.`,
+    ].join("\n"),
+  );
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { operations, tableColumns } from "../../generated/spec-tables.js";
 import type { Context } from "./context.js";
-import type { Row } from "./output.js";
+import { askedColumns } from "./columns.js";
+import { UnknownFieldError, type Row } from "./output.js";
 import {
   LIST_DEFAULT,
   LIST_FORMATS,
@@ -11,6 +12,7 @@ import {
   addOutputOptions,
   addRangeOptions,
   concurrencyOption,
+  dataStartNote,
   examples,
   pageSizeOption,
   rangeOf,
@@ -27,7 +29,22 @@ const ENDPOINTS = {
 } as const;
 
 type Flags = WithOutput<RangeFlags & { groupBy?: string; pageSize?: number; concurrency?: number }>;
+
+// The columns a table on a terminal shows first without --columns: when and who, then the figures worth a glance;
+// the others follow as far as the width allows and are named under the table. Piped output and CSV keep the spec's
+// order. Rows not listed here keep it on a terminal too.
+export const TERMINAL_COLUMNS: Partial<Record<keyof typeof tableColumns, readonly string[]>> = {
+  UserRow: ["date", "user_email", "billable_tokens", "tool_calls", "sessions", "messages", "primary_model", "git_commits", "git_prs_created"],
+  ToolsRow: ["date", "tool_calls", "tool_calls_per_session_avg", "autonomy_ratio_avg", "mcp_users_with_mcp", "skills_invocations", "hooks_invocations"],
+  ActivityRow: ["date", "daily_active_users", "sessions", "messages", "user_messages", "weekly_active_users", "monthly_active_users"],
+};
 const FIELDS = { ...RANGE_FIELDS, "query.group_by": "--group-by", "query.limit": "--page-size", "options.concurrency": "--concurrency" };
+
+/** After the answer (a bad range is an error, not a note): where analytics data starts, when the range starts earlier. */
+function noteDataStart(context: Context, range: { startDate: string; endDate: string }): void {
+  const note = dataStartNote(range);
+  if (note) context.out.note(note);
+}
 
 export function analyticsCommands(program: Command, context: Context): void {
   const analytics = examples(program.command("analytics").description("organization analytics, daily, in UTC (Manager or Owner key)"), [
@@ -48,10 +65,13 @@ export function analyticsCommands(program: Command, context: Context): void {
     ]);
     command.action(async (flags: Flags, cmd: Command) => {
       context.begin(cmd, FIELDS);
-      const query = { ...rangeOf(flags), ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
+      const range = rangeOf(flags);
+      const query = { ...range, ...(flags.groupBy ? { group_by: flags.groupBy } : {}) };
       // Any of the four operations by its operationId: the query checked against its own parameters.
       const page = await context.client(cmd).request(operationId, { query });
-      context.out.list(page.data, flags, { columns: tableColumns[rows[flags.groupBy ? 1 : 0]] });
+      noteDataStart(context, range);
+      const row = rows[flags.groupBy ? 1 : 0];
+      context.out.list(page.data, flags, { columns: tableColumns[row], firstColumns: TERMINAL_COLUMNS[row] });
     });
   }
 
@@ -76,7 +96,11 @@ export function analyticsCommands(program: Command, context: Context): void {
   ]);
   users.action(async (flags: Flags, cmd: Command) => {
     context.begin(cmd, FIELDS);
-    const query = { ...rangeOf(flags), limit: flags.pageSize };
+    // A long export should not end in a typo: the columns of a user row are known before the first request.
+    const unknown = askedColumns(flags.columns)?.filter((column) => !(tableColumns.UserRow as readonly string[]).includes(column));
+    if (unknown?.length) throw new UnknownFieldError(unknown, tableColumns.UserRow, "--columns column");
+    const range = rangeOf(flags);
+    const query = { ...range, limit: flags.pageSize };
     const pages = context.client(cmd).analytics.users(query, { concurrency: flags.concurrency }).pages();
     const progress = context.out.progress();
     const streaming = flags.format === "ndjson" && flags.json === undefined;
@@ -87,11 +111,12 @@ export function analyticsCommands(program: Command, context: Context): void {
       pageCount++;
       rowCount += page.data.length;
       // ndjson streams as it goes; the other formats need every row first (column widths, one JSON array).
-      if (streaming) for (const row of page.data) context.out.line(JSON.stringify(row));
+      if (streaming) for (const row of page.data) context.out.json(row);
       else rows.push(...page.data);
       progress(`users: ${rowCount} rows, ${pageCount} page${pageCount === 1 ? "" : "s"}`);
     }
     progress(undefined);
-    if (!streaming) context.out.list(rows, flags, { columns: tableColumns.UserRow });
+    noteDataStart(context, range);
+    if (!streaming) context.out.list(rows, flags, { columns: tableColumns.UserRow, firstColumns: TERMINAL_COLUMNS.UserRow });
   });
 }

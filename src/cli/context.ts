@@ -4,10 +4,11 @@ import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { LOG_LEVELS, isLogLevel } from "../core/log.js";
 import { DEFAULTS } from "../core/options.js";
-import { isHttpUrl, withoutUserinfo } from "../core/urls.js";
+import { isHttpUrl, isPlainHttpUrl, withoutUserinfo } from "../core/urls.js";
 import { OrgAgent, type LogLevel, type Logger } from "../index.js";
 import { CliError, EXIT, FAIL_FAST, type FailureContext } from "./errors.js";
 import { Output, type Io } from "./output.js";
+import { terminalText } from "./terminal-text.js";
 
 interface GlobalOptions {
   apiKey?: string;
@@ -38,7 +39,7 @@ export class Context implements FailureContext {
     readonly io: Io,
     readonly env: Readonly<Record<string, string | undefined>> = process.env,
   ) {
-    this.out = new Output(io);
+    this.out = new Output(io, env);
   }
 
   /** Starts a command: its name for hints, and which of its flags give which SDK field. */
@@ -59,10 +60,18 @@ export class Context implements FailureContext {
       this.requestTimeout = options.requestTimeout;
       this.timeoutSource = source("requestTimeout", "--request-timeout", "ORGAGENT_REQUEST_TIMEOUT");
     }
+    const url = options[host.key];
+    if (!options.apiKey && !url) {
+      // Both at once: a first run has neither, and should not learn of the second only after fixing the first.
+      throw new CliError(
+        `no API key and no ${appHost ? "app host" : "API host"}.`,
+        EXIT.usage,
+        `Set ORGAGENT_API_KEY and ${host.variable}, or pass --api-key and ${host.flag}: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`,
+      );
+    }
     if (!options.apiKey) {
       throw new CliError("no API key.", EXIT.usage, "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).");
     }
-    const url = options[host.key];
     if (!url) {
       const what = appHost ? "no app host (it serves readiness reports)." : "no API host.";
       throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);
@@ -70,10 +79,19 @@ export class Context implements FailureContext {
     if (!isHttpUrl(url)) {
       throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(withoutUserinfo(url))}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
     }
+    if (!isPlainHttpUrl(url)) {
+      throw new CliError(
+        `${this.hostSource} must not hold a user name or password: ${JSON.stringify(withoutUserinfo(url))}.`,
+        EXIT.usage,
+        "Give the address alone; the key goes in ORGAGENT_API_KEY or --api-key.",
+      );
+    }
     return new OrgAgent({
       apiKey: options.apiKey,
-      baseUrl: appHost ? (options.baseUrl && isHttpUrl(options.baseUrl) ? options.baseUrl : url) : url,
-      appUrl: appHost ? url : options.appUrl && isHttpUrl(options.appUrl) ? options.appUrl : undefined,
+      // The other host is passed on only when it is usable: the command does not need it, so it is not checked
+      // (and "" rather than undefined, so that the SDK does not read it from ORGAGENT_APP_URL itself).
+      baseUrl: appHost ? (options.baseUrl && isPlainHttpUrl(options.baseUrl) ? options.baseUrl : url) : url,
+      appUrl: appHost ? url : options.appUrl && isPlainHttpUrl(options.appUrl) ? options.appUrl : "",
       timeout: this.requestTimeout * 1000,
       logLevel: this.logLevel(options.debug),
       logger: this.logger(),
@@ -93,9 +111,9 @@ export class Context implements FailureContext {
     return level;
   }
 
-  /** SDK logs go to stderr (the SDK has already replaced the key with ***). */
+  /** SDK logs go to stderr (the SDK has already replaced the key with ***), one line each, unable to drive the terminal. */
   private logger(): Logger {
-    const write = (message: string) => void this.io.stderr.write(`${message}\n`);
+    const write = (message: string) => void this.io.stderr.write(`${terminalText(message)}\n`);
     return { error: write, warn: write, info: write, debug: write };
   }
 

@@ -12,7 +12,9 @@ import {
   ValidationError,
   type RequestPlugin,
 } from "../index.js";
-import { UnknownFieldError } from "./output.js";
+import { operations, type OperationId } from "../../generated/spec-tables.js";
+import { OutputUsageError } from "./output.js";
+import { terminalText } from "./terminal-text.js";
 
 export const EXIT = { ok: 0, error: 1, usage: 2, partial: 3, timeout: 4 } as const;
 
@@ -68,13 +70,20 @@ export interface Explained {
 
 const ADMIN_ROLES = "analytics and reports, usage limits and enterprise controls need a Manager or Owner key";
 
+/**
+ * A failure in the CLI's words, ready for stderr. The message may quote the server (a title, a detail, a request id)
+ * or a file: it never drives the terminal, and only the CLI's own messages (a list of malformed rows) span lines.
+ */
 export function explain(error: unknown, context: FailureContext): Explained {
+  const { message, hint, exitCode } = explainRaw(error, context);
+  return { message: terminalText(message, { multiline: error instanceof CliError }), hint: hint === undefined ? undefined : terminalText(hint), exitCode };
+}
+
+function explainRaw(error: unknown, context: FailureContext): Explained {
   const help = context.command ? `Run '${context.command} --help' for usage.` : "Run 'orgagent --help' for usage.";
   const result = (message: string, hint: string | undefined, exitCode: number): Explained => ({ message, hint, exitCode });
   if (error instanceof CliError) return result(error.message, error.hint, error.exitCode);
-  if (error instanceof UnknownFieldError) {
-    return result(error.message, error.known.length ? `Fields: ${error.known.join(", ")}.` : help, EXIT.usage);
-  }
+  if (error instanceof OutputUsageError) return result(error.message, error.hint ?? help, EXIT.usage);
   if (error instanceof ValidationError) {
     const flag = context.fields[error.field] ?? error.field.replace(/^(query|body|path)\./, "");
     const value = typeof error.value === "string" ? error.value : JSON.stringify(error.value);
@@ -133,7 +142,7 @@ function explainStatus(error: APIError, context: FailureContext): Explained {
       hint = `The key in ${context.keySource} may not do this: ${ADMIN_ROLES}.`;
       break;
     case 404:
-      hint = "Check the id or name (they are case-sensitive).";
+      hint = notFoundHint(error, context);
       break;
     case 409:
       hint = "The resource is busy or not ready: wait for it ('orgagent computers wait ID') and try again.";
@@ -150,6 +159,19 @@ function explainStatus(error: APIError, context: FailureContext): Explained {
           : `Nothing was changed. ${context.command ? `Run '${context.command} --help' for usage.` : ""}`.trim();
   }
   return { message: answer, hint, exitCode: EXIT.error };
+}
+
+/**
+ * What a 404 asks to check. The host, when the path itself is not there: the operation addresses no resource by id
+ * (a list, analytics), or the answer is not the API's problem body (another server's page). Else the id or name.
+ */
+function notFoundHint(error: APIError, context: FailureContext): string {
+  const id = error.operationId;
+  const operation = id !== undefined && Object.hasOwn(operations, id) ? operations[id as OperationId] : undefined;
+  const addressesOne = operation !== undefined && Object.values<{ in: string }>(operation.params).some((param) => param.in === "path");
+  const fromTheApi = error.title !== undefined || error.detail !== undefined;
+  if (!addressesOne || !fromTheApi) return `Nothing is served at this path there: check the host in ${context.hostSource}.`;
+  return `Check the id or name (they are case-sensitive), and the host in ${context.hostSource}.`;
 }
 
 function lower(text: string): string {

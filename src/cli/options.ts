@@ -1,17 +1,27 @@
 // Options shared by several commands, each saying its unit: output (--format, --json), date ranges (--start/--end,
 // --days, --month), page sizes (bounds from the spec), whole seconds for waits.
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { dayOf } from "../core/days.js";
 import { MAX_CONCURRENCY } from "../core/options.js";
 import type { FieldRule } from "../core/validate.js";
 import { dateRange, type DateRange } from "../index.js";
 import { CliError, EXIT } from "./errors.js";
-import type { OutputChoice } from "./output.js";
+import { columnsOption } from "./columns.js";
+import { OutputUsageError, type OutputChoice } from "./output.js";
 
-/** `--format` (the given choices) and `--json [fields]`, its familiar alias. */
+/** `--format` (the given choices) and `--json [fields]`, its familiar alias; `--columns` for lists (CSV among the formats). */
 export function addOutputOptions(command: Command, formats: readonly string[], defaultText: string): Command {
-  return command
+  command
     .addOption(new Option("--format <format>", `output format (default: ${defaultText})`).choices(formats))
     .addOption(new Option("--json [fields]", "JSON output; optionally only these comma-separated top-level fields").conflicts("format"));
+  if (!formats.includes("csv")) return command;
+  // Checked before anything is sent: --columns is for tables and CSV.
+  return command.addOption(columnsOption()).hook("preAction", (_, action) => {
+    const { columns, format } = action.opts<OutputChoice>();
+    if (columns !== undefined && (format === "json" || format === "ndjson")) {
+      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+    }
+  });
 }
 
 export const LIST_FORMATS = ["table", "json", "ndjson", "csv"] as const;
@@ -37,7 +47,7 @@ export interface RangeFlags {
   month?: string;
 }
 
-/** The range the flags ask for; the SDK's dateRange keeps --days and --month within the days with data. */
+/** The range the flags ask for, from the SDK's dateRange for --days and --month (never after yesterday). */
 export function rangeOf(flags: RangeFlags): DateRange {
   if (flags.days !== undefined) return dateRange.lastDays(flags.days);
   if (flags.month !== undefined) return dateRange.month(flags.month);
@@ -49,6 +59,19 @@ export function rangeOf(flags: RangeFlags): DateRange {
     );
   }
   return { startDate: flags.start, endDate: flags.end ?? dateRange.yesterday().endDate };
+}
+
+/**
+ * A note for a range that starts before analytics data does: the days before it are asked for like any other (the API
+ * answers them with no rows), and the note says where the data starts, so that fewer rows than days is no surprise.
+ */
+export function dataStartNote({ startDate, endDate }: DateRange): string | undefined {
+  const first = dateRange.firstDataDay;
+  if (startDate >= first) return undefined;
+  const days = dayOf(first) - dayOf(startDate);
+  return endDate < first
+    ? `note: analytics data starts on ${first}; this range (${startDate} to ${endDate}) is before it and has no rows.`
+    : `note: analytics data starts on ${first}; the ${days} day${days === 1 ? "" : "s"} of this range before it (from ${startDate}) have no rows.`;
 }
 
 /** Which flag gave each date field, for errors. */

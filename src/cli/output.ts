@@ -1,22 +1,24 @@
 // What the CLI prints, for every command: on a terminal a human view (aligned tables cut to the terminal's width,
 // key/value for one resource, ISO times); when piped, stable machine output (tab-separated rows with a header,
 // JSON for one resource). json, ndjson and csv are the same everywhere. CSV is written by csv-stringify, with
-// spreadsheet formulas escaped.
+// spreadsheet formulas escaped. On a terminal, and always on stderr, text from outside the CLI goes through
+// terminal-text.ts first, so that it cannot drive the terminal; piped, stdout is the data exactly as it came.
 import { stringify } from "csv-stringify/sync";
+import { askedColumns, chooseColumns, leftOutNote } from "./columns.js";
+import type { Io } from "./io.js";
+import { page, pagerFor } from "./pager.js";
+import { terminalJson, terminalText } from "./terminal-text.js";
 
 export type Format = "table" | "json" | "ndjson" | "csv";
 export type Row = Record<string, unknown>;
 
-/** Where the CLI writes: `process` in the bin, any pair of streams in tests. */
-export interface Io {
-  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-}
+export type { Io } from "./io.js";
 
-/** How the user asked for output: `--format`, and `--json [fields]`. */
+/** How the user asked for output: `--format`, `--json [fields]` and, for lists, `--columns`. */
 export interface OutputChoice {
   format?: string | undefined;
   json?: true | string | undefined;
+  columns?: string | undefined;
 }
 
 export interface ListOptions {
@@ -24,6 +26,8 @@ export interface ListOptions {
   columns?: readonly string[] | undefined;
   /** A line above a table on a terminal (e.g. which revisions a diff compares). */
   title?: string | undefined;
+  /** The columns a table on a terminal shows first without --columns, in this order; the others follow. */
+  firstColumns?: readonly string[] | undefined;
 }
 
 const DEFAULT_WIDTH = 100;
@@ -31,58 +35,104 @@ const DEFAULT_WIDTH = 100;
 const MAX_CELL = 60;
 
 export class Output {
-  constructor(readonly io: Io) {}
+  /** A pager still showing a table: the command ends when it does. */
+  private paging: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly io: Io,
+    private readonly env: Readonly<Record<string, string | undefined>> = process.env,
+  ) {}
+
+  /** Resolves once everything is shown (a pager closed). */
+  settled(): Promise<void> {
+    return this.paging;
+  }
 
   get tty(): boolean {
     return Boolean(this.io.stdout.isTTY);
   }
 
+  /** Text for the reader, lines the CLI composed: on a terminal, control characters in it are shown as escapes. */
   line(text: string): void {
-    this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.write(this.tty ? terminalText(text, { multiline: true }) : text);
   }
 
-  /** A note for the person at the terminal, on stderr so that stdout stays data. */
+  /** One value from outside the CLI (a name, a reason) to put in a line: on a terminal, kept on its one line. */
+  one(text: string): string {
+    return this.tty ? terminalText(text) : text;
+  }
+
+  /** JSON text: exact when piped; on a terminal, with the characters a terminal may act on as `\u` escapes. */
+  json(value: unknown, indent?: number): void {
+    this.write(this.jsonText(value, indent));
+  }
+
+  private jsonText(value: unknown, indent?: number): string {
+    const text = JSON.stringify(value, null, indent);
+    return this.tty ? terminalJson(text) : text;
+  }
+
+  /** A note for the person at the terminal, on stderr so that stdout stays data; never able to drive the terminal. */
   note(text: string): void {
-    this.io.stderr.write(`${text}\n`);
+    this.io.stderr.write(`${terminalText(text, { multiline: true })}\n`);
+  }
+
+  private write(text: string): void {
+    this.io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
 
   /** Prints rows in the chosen format. */
   list(rows: readonly Row[], choice: OutputChoice, options: ListOptions = {}): void {
     const format = formatOf(choice);
+    const asked = askedColumns(choice.columns);
+    if (asked && (format === "json" || format === "ndjson")) {
+      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+    }
     const selected = select(rows, choice);
-    if (format === "json") return this.line(JSON.stringify(selected, null, 2));
+    if (format === "json") return this.json(selected, 2);
     if (format === "ndjson") {
-      if (selected.length) this.line(selected.map((row) => JSON.stringify(row)).join("\n"));
+      if (selected.length) this.write(selected.map((row) => this.jsonText(row)).join("\n"));
       return;
     }
     const flat = selected.map((row) => flatten(row));
-    const columns = [...new Set([...(options.columns ?? []), ...flat.flatMap((row) => Object.keys(row))])];
+    const all = [...new Set([...(options.columns ?? []), ...flat.flatMap((row) => Object.keys(row))])];
+    const unknown = (asked ?? []).filter((column) => !all.includes(column));
+    if (unknown.length && all.length) throw new UnknownFieldError(unknown, all, "--columns column");
+    const terminal = this.tty && format === "table";
+    const columns = chooseColumns(all, asked, options.firstColumns, terminal);
     if (format === "csv") {
       // Numbers stay numbers, so a negative one is not mistaken for a formula; every text cell is guarded.
-      return void this.io.stdout.write(stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true }));
+      const csv = stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true });
+      return void this.io.stdout.write(this.tty ? terminalText(csv, { multiline: true }) : csv);
     }
     const cells = flat.map((row) => columns.map((column) => displayValue(column, row[column])));
-    if (!this.tty) return this.line([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
-    if (options.title) this.line(options.title);
+    if (!this.tty) return this.write([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
+    if (options.title) this.line(terminalText(options.title));
     if (!rows.length) return this.line("(no rows)");
-    this.table(columns, cells);
+    this.table(columns.map((column) => terminalText(column)), cells.map((line) => line.map((cell) => terminalText(cell))));
   }
 
   /** Prints one resource: key/value on a terminal, JSON when piped or asked for. */
   resource(value: object, choice: OutputChoice): void {
     const selected = select([value as Row], choice)[0]!;
     const format = choice.json !== undefined || choice.format !== undefined ? formatOf(choice) : this.tty ? "table" : "json";
-    if (format !== "table") return this.line(JSON.stringify(selected, null, 2));
-    const entries = Object.entries(flatten(selected, "", {}, { arrays: true }));
+    if (format !== "table") return this.json(selected, 2);
+    // Keys stay on their line; a value's own line breaks are kept, indented under it, so it cannot pose as a key.
+    const entries = Object.entries(flatten(selected, "", Object.create(null), { arrays: true })).map(([key, field]) => [this.one(key), this.shown(displayValue(key, field))] as const);
     const width = Math.max(0, ...entries.map(([key]) => key.length));
-    const lines = entries.map(([key, field]) => {
-      const text = displayValue(key, field).replace(/\n/g, `\n${" ".repeat(width + 2)}`);
-      return `${key.padEnd(width)}  ${text}`;
-    });
-    this.line(lines.join("\n"));
+    const lines = entries.map(([key, text]) => `${key.padEnd(width)}  ${text.replace(/\n/g, `\n${" ".repeat(width + 2)}`)}`);
+    this.write(lines.join("\n"));
   }
 
-  /** Aligned columns, cut to the terminal's width; the columns left out are named on stderr. */
+  /** A multi-line value on a terminal: control characters shown as escapes, its line breaks and tabs kept. */
+  private shown(text: string): string {
+    return this.tty ? terminalText(text, { multiline: true }) : text;
+  }
+
+  /**
+   * Aligned columns, cut to the terminal's width; the columns left out are named on stderr. A table longer than the
+   * screen goes through the pager, if there is one (the note after it).
+   */
   private table(columns: readonly string[], cells: string[][]): void {
     const clipped = cells.map((line) => line.map((cell) => (cell.length > MAX_CELL ? `${cell.slice(0, MAX_CELL - 1)}…` : cell)));
     const widths = columns.map((column, i) => Math.max(column.length, ...clipped.map((line) => line[i]!.length)));
@@ -98,11 +148,16 @@ export class Output {
     }
     const pad = (text: string, i: number) => (numeric[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
     const render = (line: readonly string[]) => shown.map((i) => pad(line[i]!, i)).join("  ").trimEnd().slice(0, room);
-    this.line([render(columns), ...clipped.map(render)].join("\n"));
+    const text = `${[render(columns), ...clipped.map(render)].join("\n")}\n`;
     const hidden = columns.filter((_, i) => !shown.includes(i));
-    if (hidden.length) {
-      this.note(wrap(`(${hidden.length} more column${hidden.length === 1 ? "" : "s"} not shown at this width: ${hidden.join(", ")}; use --format csv or --json to see every column)`, room));
+    const note = hidden.length ? `${wrap(leftOutNote(hidden), room)}\n` : "";
+    const pager = pagerFor(this.io, this.env, clipped.length + 1);
+    if (pager) {
+      this.paging = page(text + note, pager, this.io, this.env);
+      return;
     }
+    this.io.stdout.write(text);
+    if (note) this.io.stderr.write(note);
   }
 
   /** A one-line progress display on stderr when it is a terminal; nothing at all otherwise. */
@@ -117,7 +172,8 @@ export class Output {
         return;
       }
       // Cut to the terminal's width: a line that wraps could not be cleared by the next one.
-      stream.write(`\r\x1b[2K${stream.columns ? text.slice(0, stream.columns - 1) : text}`);
+      const safe = terminalText(text);
+      stream.write(`\r\x1b[2K${stream.columns ? safe.slice(0, stream.columns - 1) : safe}`);
       shown = true;
     };
   }
@@ -143,12 +199,25 @@ function select(rows: readonly Row[], choice: OutputChoice): Row[] {
   return rows.map((row) => Object.fromEntries(fields.map((field) => [field, row[field] ?? null])));
 }
 
-export class UnknownFieldError extends Error {
+/** Output asked for in a way that cannot be: a usage error (exit 2), with what to do instead. */
+export class OutputUsageError extends Error {
+  constructor(
+    message: string,
+    readonly hint: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** `--json` fields or `--columns` columns that rows do not have; the hint lists those they have. */
+export class UnknownFieldError extends OutputUsageError {
   constructor(
     readonly unknown: readonly string[],
     readonly known: readonly string[],
+    what: "--json field" | "--columns column" = "--json field",
   ) {
-    super(`unknown --json field${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`);
+    const list = what === "--json field" ? "Fields" : "Columns";
+    super(`unknown ${what}${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`, known.length ? `${list}: ${known.join(", ")}.` : undefined);
   }
 }
 
@@ -156,7 +225,7 @@ export class UnknownFieldError extends Error {
  * Nested objects as dotted names; arrays of scalars kept as arrays; arrays of objects left out of tables (use json,
  * or --group-by, for the nested breakdowns) or, for one resource, listed as `name[0].field`.
  */
-export function flatten(value: Row, prefix = "", out: Row = {}, { arrays = false } = {}): Row {
+export function flatten(value: Row, prefix = "", out: Row = Object.create(null), { arrays = false } = {}): Row {
   for (const [key, field] of Object.entries(value)) {
     const name = prefix + key;
     if (Array.isArray(field) && field.some((item) => typeof item === "object" && item !== null)) {
@@ -170,10 +239,12 @@ export function flatten(value: Row, prefix = "", out: Row = {}, { arrays = false
 // Unix-millisecond timestamps (`createdAt`, `updatedAt`, `completedAt`, `startedAt`, as the spec names them) read
 // as ISO times in human views.
 const EPOCH_FIELD = /At$/;
+const MAX_DATE_MS = 8.64e15;
 
 function displayValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0) {
+  // Only a time a Date can hold (to year 275760): a larger number is shown as the number it is.
+  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0 && value <= MAX_DATE_MS) {
     return new Date(value).toISOString();
   }
   if (Array.isArray(value)) return value.join(" ");

@@ -1,14 +1,17 @@
 // The command tree: global flags, help (with examples, required flags marked and the global flags shown in every
 // subcommand's help), --version, `help <command> <subcommand>`, shell completion, and each command group.
-import tab from "@bomb.sh/tab/commander";
 import { Command, CommanderError, Help, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { analyticsCommands } from "./analytics.js";
+import { apiCommand } from "./api.js";
+import { addCompletion } from "./completion.js";
 import { computerCommands } from "./computers.js";
 import { Context, REQUEST_TIMEOUT_DEFAULT, commandPath } from "./context.js";
 import { controlsCommands } from "./controls.js";
 import { CliError, EXIT, explain } from "./errors.js";
 import { limitsCommands } from "./limits.js";
+import { capitalizeDescriptions, helpLayout, helpOutput } from "./help.js";
+import { mcpCommand } from "./mcp.js";
 import { examples, seconds } from "./options.js";
 import type { Io } from "./output.js";
 import { readinessCommands } from "./readiness.js";
@@ -18,18 +21,19 @@ import { sessionCommands } from "./sessions.js";
 const EXIT_CODES = [
   "",
   "Exit codes:",
-  "  0  success",
-  "  1  the API answered with an error, could not be reached, or another failure",
-  "  2  bad usage or input, found before anything was sent",
-  "  3  partial failure: some entries were rejected (limits set)",
-  "  4  timed out waiting (sessions wait, computers wait, sessions send --wait)",
+  "  0  Success",
+  "  1  The API answered with an error, could not be reached, or another failure",
+  "  2  Bad usage or input, found before anything was sent",
+  "  3  Partial failure: some entries were rejected (limits set)",
+  "  4  Timed out waiting (sessions wait, computers wait, sessions send --wait)",
 ].join("\n");
 
 export function buildProgram(context: Context): Command {
   const { io } = context;
   const program = new Command("orgagent")
     .description("Organization analytics, usage limits, sessions and computers from the command line.")
-    .version(pkg.version, "-V, --version", "print the version of orgagent")
+    .version(pkg.version, "-V, --version", "print the version of orgagent (also -v)")
+    .addOption(new Option("-v").hideHelp())
     .addOption(new Option("--api-key <key>", "API key or JWT").env("ORGAGENT_API_KEY"))
     .addOption(new Option("--base-url <url>", "API host, e.g. https://api.example.com").env("ORGAGENT_BASE_URL"))
     .addOption(new Option("--app-url <url>", "app host, which serves readiness reports").env("ORGAGENT_APP_URL"))
@@ -39,19 +43,21 @@ export function buildProgram(context: Context): Command {
         .argParser(seconds("--request-timeout")),
     )
     .option("--debug", "log every request and answer on stderr, credentials redacted (or set ORGAGENT_LOG=debug)")
-    .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
-      // One prefix for every failure, the CLI's own and commander's.
-      outputError: (text, write) => write(text.replace(/^error: /, "orgagent: ")),
-    })
+    .configureOutput(helpOutput(io))
+    .helpOption("-h, --help", "Show help for the command")
     .configureHelp({
+      ...helpLayout,
       showGlobalOptions: true,
       optionDescription: (option) => `${new Help().optionDescription(option)}${option.mandatory ? " (required)" : ""}`,
     })
     .exitOverride()
     .helpCommand(false)
-    .addHelpText("after", EXIT_CODES);
+    .addHelpText("after", EXIT_CODES)
+    // -v as -V: the version, and nothing else.
+    .on("option:v", () => {
+      io.stdout.write(`${pkg.version}\n`);
+      throw new CommanderError(EXIT.ok, "commander.version", pkg.version);
+    });
   examples(program, [
     "export ORGAGENT_BASE_URL=http://127.0.0.1:4000 ORGAGENT_API_KEY=oa-emulator-owner",
     "orgagent analytics tokens --days 7 --group-by model",
@@ -67,30 +73,28 @@ export function buildProgram(context: Context): Command {
   computerCommands(program, context);
   readinessCommands(program, context);
   controlsCommands(program, context);
+  apiCommand(program, context);
+  mcpCommand(program, context);
 
   const help = program
     .command("help")
     .description("show the help of a command or subcommand")
-    .argument("[command...]", "e.g. analytics users")
+    .argument("[command...]", "a command and its subcommand, e.g. analytics users")
     .action((names: string[]) => {
       let target = program;
-      for (const name of names) {
+      for (const [i, name] of names.entries()) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
-        if (!next) throw new CliError(`unknown command '${[target.name(), name].join(" ")}'.`, EXIT.usage, `Run '${commandPath(target)} --help' for its commands.`);
+        // Named as typed after `help`: `orgagent: unknown command 'analytics costs'`, the program's name once.
+        if (!next) throw new CliError(`unknown command '${names.slice(0, i + 1).join(" ")}'.`, EXIT.usage, `Run '${commandPath(target)} --help' for its commands.`);
         target = next;
       }
       target.outputHelp();
     });
   examples(help, ["orgagent help analytics", "orgagent help analytics users"]);
 
-  // Completion is computed from this tree by @bomb.sh/tab: `completion <shell>` prints the script, which calls the
-  // hidden `complete -- <words>` on each Tab.
-  tab(program, { completionCommandName: "completion" });
-  examples(program.commands.find((c) => c.name() === "completion")!, [
-    "source <(orgagent completion bash)          # in ~/.bashrc",
-    "source <(orgagent completion zsh)           # in ~/.zshrc",
-    "orgagent completion fish > ~/.config/fish/completions/orgagent.fish",
-  ]);
+  // Descriptions in one case before the completion reads them from the tree.
+  capitalizeDescriptions(program);
+  addCompletion(program, io);
 
   for (const command of walk(program)) command.showHelpAfterError(`Run '${commandPath(command)} --help' for usage.`);
   return program;
@@ -102,6 +106,7 @@ export async function run(argv: readonly string[], io: Io = process): Promise<nu
   const program = buildProgram(context);
   try {
     await program.parseAsync([...argv], { from: "user" });
+    await context.out.settled();
     return context.exitCode;
   } catch (error) {
     // commander has printed its own message; help and --version end with 0, every other parse failure is usage.

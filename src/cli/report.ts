@@ -1,6 +1,6 @@
 // `orgagent report`: the analytics report of a date range as one self-contained HTML file (orgagent/report), with a
 // progress line on a terminal while the data arrives and the written file's path on stdout at the end.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { operations } from "../../generated/spec-tables.js";
@@ -8,7 +8,7 @@ import { validateCall } from "../core/validate.js";
 import type { ReportProgress } from "../index.js";
 import type { Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
-import { RANGE_FIELDS, addRangeOptions, examples, rangeOf, type RangeFlags } from "./options.js";
+import { RANGE_FIELDS, addRangeOptions, dataStartNote, examples, rangeOf, type RangeFlags } from "./options.js";
 
 type Flags = RangeFlags & { out?: string; title?: string };
 
@@ -77,6 +77,8 @@ export function reportCommand(program: Command, context: Context): void {
     } finally {
       progress(undefined);
     }
+    const note = dataStartNote(range);
+    if (note) context.out.note(note);
     context.out.line(context.out.tty ? `${written.path} (${Math.max(1, Math.round(written.bytes / 1024))} kB)` : written.path);
   });
 }
@@ -95,12 +97,18 @@ function progressLine({ part, done, total, userRows, userPages }: ReportProgress
  */
 function writablePath(out: string | undefined, defaultName: string): string {
   const path = out !== undefined && (out.endsWith("/") || isDirectory(out)) ? resolve(out, defaultName) : resolve(out ?? defaultName);
-  const directory = resolve(path, "..");
+  // A symbolic link is followed (the file it points to is replaced): that file's directory is the one written in.
+  let directory = resolve(path, "..");
   let refusal: string | undefined;
   try {
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      if (!existsSync(path)) throw new CliError(`${out === undefined ? path : `--out ${out}`}: it is a symbolic link to a file that does not exist.`, EXIT.usage, "Nothing was sent. Point --out at a file, or at a link to a file that exists.");
+      directory = resolve(realpathSync(path), "..");
+    }
     if (!statSync(directory).isDirectory()) refusal = "not a directory";
     else accessSync(directory, constants.W_OK);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "";
     refusal = code === "ENOENT" ? "no such directory" : (REFUSALS[code] ?? (error as Error).message);
   }

@@ -1,6 +1,7 @@
 // `orgagent sessions create|get|send|wait|message`: agent sessions, and waiting on them with the SDK's waiters.
 import { type Command, Option } from "commander";
 import { readInput, type Context } from "./context.js";
+import { computerId } from "./names.js";
 import { RESOURCE_DEFAULT, RESOURCE_FORMATS, addOutputOptions, examples, type WithOutput } from "./options.js";
 import { addWaitOptions, waitFor, type WaitFlags } from "./waiting.js";
 
@@ -13,30 +14,33 @@ export function sessionCommands(program: Command, context: Context): void {
   const create = sessions
     .command("create")
     .description("create a session on an active computer; prints it")
-    .requiredOption("--computer <computerId>", "computer to run on")
+    .requiredOption("--computer <computer>", "computer to run on: its id, or its name (looked up; the id used is said on stderr)")
     .option("--cwd <path>", "working directory on the computer")
     .option("--model <model>", "model of the session");
   addOutputOptions(create, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(create, [
-    'orgagent sessions create --computer "$(orgagent computers by-name build-box-eu-1 --json id | jq -r .id)"',
+    "orgagent sessions create --computer build-box-eu-1",
     "orgagent sessions create --computer cmp_123 --cwd /srv/app --json sessionId",
   ]);
   create.action(async (flags: WithOutput<{ computer: string; cwd?: string; model?: string }>, cmd: Command) => {
     context.begin(cmd, fields);
-    const session = await context.client(cmd).sessions.create({
-      computerId: flags.computer,
+    const client = context.client(cmd);
+    const session = await client.sessions.create({
+      computerId: await computerId(context, client, flags.computer),
       ...(flags.cwd !== undefined ? { cwd: flags.cwd } : {}),
       ...(flags.model !== undefined ? { sessionSettings: { model: flags.model } } : {}),
     });
     context.out.resource(session, flags);
   });
 
-  const get = sessions.command("get").description("show a session").argument("<sessionId>").option("--computer <computerId>", "query this computer directly");
+  const get = sessions.command("get").description("show a session").argument("<sessionId>").option("--computer <computer>", "query this computer directly: its id or its name");
   addOutputOptions(get, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(get, ["orgagent sessions get sess_123", "orgagent sessions get sess_123 --json status,messageCount"]);
   get.action(async (sessionId: string, flags: WithOutput<{ computer?: string }>, cmd: Command) => {
     context.begin(cmd, fields);
-    context.out.resource(await context.client(cmd).sessions.get(sessionId, flags.computer ? { computerId: flags.computer } : undefined), flags);
+    const client = context.client(cmd);
+    const computer = flags.computer ? { computerId: await computerId(context, client, flags.computer) } : undefined;
+    context.out.resource(await client.sessions.get(sessionId, computer), flags);
   });
 
   const send = sessions
@@ -44,8 +48,8 @@ export function sessionCommands(program: Command, context: Context): void {
     .description("add a user message to a session; prints the message id and the agent status (with --wait: the idle session)")
     .argument("<sessionId>")
     .argument("<text...>", "message text; - reads standard input")
-    .option("--computer <computerId>", "route the message to this computer")
-    .option("--wait", "wait until the agent has answered (the session is idle)");
+    .option("--computer <computer>", "route the message to this computer: its id or its name")
+    .option("--wait", "wait until the agent has finished (the session is idle); the API lists no messages, so the reply is not shown");
   addWaitOptions(send, { timeout: 600 });
   addOutputOptions(send, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(send, [
@@ -55,14 +59,15 @@ export function sessionCommands(program: Command, context: Context): void {
   send.action(async (sessionId: string, words: string[], flags: WaitFlags & { computer?: string; wait?: boolean }, cmd: Command) => {
     context.begin(cmd, { ...fields, "body.text": "<text>" });
     const text = words.length === 1 && words[0] === "-" ? readInput("-") : words.join(" ");
-    const body = { text, ...(flags.computer ? { computerId: flags.computer } : {}) };
-    const api = context.client(cmd).sessions;
+    const client = context.client(cmd);
+    const body = { text, ...(flags.computer ? { computerId: await computerId(context, client, flags.computer) } : {}) };
+    const api = client.sessions;
     if (!flags.wait) return context.out.resource(await api.sendMessage(sessionId, body), flags);
     const sent = await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions wait ${sessionId}`, (options) => api.sendMessageAndWait(sessionId, body, options));
     context.out.resource(sent, flags);
   });
 
-  const wait = sessions.command("wait").description("wait until a session is idle (its agent has answered), then print it").argument("<sessionId>");
+  const wait = sessions.command("wait").description("wait until a session is idle (its agent has finished), then print it").argument("<sessionId>");
   addWaitOptions(wait, { timeout: 300 });
   addOutputOptions(wait, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(wait, ["orgagent sessions wait sess_123", "orgagent sessions wait sess_123 --timeout 900 --json status"]);
@@ -74,12 +79,12 @@ export function sessionCommands(program: Command, context: Context): void {
 
   const message = sessions
     .command("message")
-    .description("show one message of a session")
+    .description("show one message of a session, by its id (the API lists no messages: `sessions send` gives the id of yours)")
     .argument("<sessionId>")
     .argument("<messageId>")
     .addOption(new Option("--format <format>", `output format; text: the message text only (default: ${RESOURCE_DEFAULT})`).choices([...RESOURCE_FORMATS, "text"]))
     .addOption(new Option("--json [fields]", "JSON output; optionally only these comma-separated top-level fields").conflicts("format"));
-  examples(message, ["orgagent sessions message sess_123 msg_456", "orgagent sessions message sess_123 msg_456_reply --format text"]);
+  examples(message, ["orgagent sessions message sess_123 msg_456", "orgagent sessions message sess_123 msg_456 --format text"]);
   message.action(async (sessionId: string, messageId: string, flags: WithOutput<object>, cmd: Command) => {
     context.begin(cmd, fields);
     const found = await context.client(cmd).sessions.getMessage(sessionId, messageId);

@@ -5,6 +5,7 @@ import { WaitTimeoutError, type WaitOptions } from "../index.js";
 import type { Context } from "./context.js";
 import { CliError, EXIT } from "./errors.js";
 import { seconds, type WithOutput } from "./options.js";
+import { terminalText } from "./terminal-text.js";
 
 export type WaitFlags = WithOutput<{ timeout: number; interval: number }>;
 
@@ -37,7 +38,7 @@ export async function waitFor<T extends { status?: string | undefined }, R>(
   } catch (error) {
     if (!(error instanceof WaitTimeoutError)) throw error;
     const status = (error.snapshot as { status?: string } | undefined)?.status;
-    throw new CliError(`${what} is ${status ? `still ${status}` : "not settled"} after ${flags.timeout} s.`, EXIT.timeout, `Wait longer with --timeout SECONDS, or check later with '${check}'.`);
+    throw new CliError(`${what} is ${status ? `still ${terminalText(status)}` : "not settled"} after ${flags.timeout} s.`, EXIT.timeout, `Wait longer with --timeout SECONDS, or check later with '${check}'.`);
   } finally {
     progress(undefined);
   }

@@ -74,6 +74,15 @@ export function itemsOf<Item>(page: unknown, rule: PaginationRule): Item[] {
   return Array.isArray(items) ? (items as Item[]) : [];
 }
 
+/**
+ * The query of the page after `page`, fetched with `query`: the same query with the next cursor, or undefined when
+ * `page` is the last. Throws PaginationError for a page that says there is more but has nothing to continue from.
+ */
+export function nextQuery(rule: PaginationRule, page: unknown, query: Record<string, unknown>): Record<string, unknown> | undefined {
+  const next = nextCursor(rule, page, query);
+  return next === undefined ? undefined : { ...query, [rule.cursorParam]: next };
+}
+
 /** The cursor of the page after `page`, or undefined when `page` is the last. */
 function nextCursor(rule: PaginationRule, page: unknown, query: Record<string, unknown>): string | undefined {
   const items = itemsOf<unknown>(page, rule);

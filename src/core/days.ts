@@ -29,6 +29,12 @@ export function yesterdayUTC(now?: Date): string {
 
 const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** How many days the month has (`month` 1 to 12), by the proleptic Gregorian calendar, for any year. */
+export function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
 /** `YYYY-MM-DD` naming a day that exists (no 2026-02-30). */
 export function isCalendarDate(value: string): boolean {
   if (!CALENDAR_DATE.test(value)) return false;
@@ -36,7 +42,5 @@ export function isCalendarDate(value: string): boolean {
   const year = +value.slice(0, 4);
   const month = +value.slice(5, 7);
   const day = +value.slice(8);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= days;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }

@@ -300,7 +300,9 @@ function describeValue(value: unknown): string {
   try {
     text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    // Nested too deep to show (JSON.parse reads what JSON.stringify cannot write back), or not JSON at all: what it
+    // is. String() of such an array would overflow the stack too.
+    text = Array.isArray(value) ? "an array" : typeof value === "object" && value !== null ? "an object" : String(value);
   }
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }

@@ -35,7 +35,7 @@ export function closest(key: string, known: Iterable<string>): string | undefine
 }
 
 /** Levenshtein distance: the insertions, deletions and substitutions that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -22,7 +22,8 @@ export interface FieldRule {
   readonly required?: readonly string[];
   readonly properties?: { readonly [name: string]: FieldRule };
   readonly items?: FieldRule;
-  readonly dateRange?: { readonly earliest?: string; readonly latest?: string; readonly notBefore?: string };
+  /** `x-date-range`: `earliest` and `latest` bound the date; `firstDataDay` only says where data starts. */
+  readonly dateRange?: { readonly earliest?: string; readonly latest?: string; readonly notBefore?: string; readonly firstDataDay?: string };
 }
 
 export interface ParamRule {
@@ -152,8 +153,10 @@ function checkDate(rule: FieldRule, value: string, field: string, siblings: Reco
   const earliest = range.earliest;
   const latest = range.latest === "yesterday" ? yesterdayUTC(now) : range.latest;
   // The wording is built only for a failure: this runs for every date of every call.
-  const span = () =>
-    `from ${earliest ?? "any date"} to ${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
+  const span = () => {
+    const to = `${latest ?? "any date"}${range.latest === "yesterday" ? " (yesterday, UTC)" : ""}`;
+    return earliest ? `from ${earliest} to ${to}` : `up to ${to}`;
+  };
   const fail = (broke: ValidationRule, allowed: string, bound?: unknown): never => {
     throw new ValidationError(field, value, allowed, undefined, { rule: broke, bound });
   };

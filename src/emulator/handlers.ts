@@ -1,6 +1,6 @@
-// What each operation does, keyed by operationId (the compiler insists on one handler per operation of the
-// spec). Input arrives validated against the spec's bounds (http.ts); the rules here are the documented
-// behaviour plus the emulator's decisions where the API description says "not shown".
+// What each operation does, keyed by operationId, where state matters; an operation of the spec without a handler
+// here is answered from its example (examples.ts). Input arrives validated against the spec's bounds (http.ts); the
+// rules here are the documented behaviour plus the emulator's decisions where the API description says "not shown".
 import type {
   CreateSessionRequest,
   EnterpriseControlsHistoryPage,
@@ -26,7 +26,8 @@ import {
 } from "./analytics.js";
 import type { Computers } from "./computers.js";
 import type { Facts } from "./facts.js";
-import { HttpProblem, type Operation, type Operations, type RequestContext, type Role } from "./http.js";
+import { DayRows, type RowsOf } from "./day-rows.js";
+import { HttpProblem, JsonPieces, type Operation, type Operations, type RequestContext, type Role } from "./http.js";
 import { repoIdOf, type Organization } from "./org.js";
 import type { Sessions } from "./sessions.js";
 
@@ -40,7 +41,10 @@ export interface State {
 }
 
 const ADMINS: readonly Role[] = ["owner", "manager"];
-const EVERYONE: readonly Role[] = ["owner", "manager", "member"];
+/** Sessions and computers: every member of the organization; a guest gets 403. */
+const MEMBERS: readonly Role[] = ["owner", "manager", "member"];
+/** Readiness reports document no 403: every key reads them. */
+const EVERYONE: readonly Role[] = ["owner", "manager", "member", "guest"];
 /** Page size of readiness reports and enterprise-control history when `limit` is not sent (the API does not say). */
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -59,27 +63,35 @@ function rejectToday({ query, now }: RequestContext) {
   }
 }
 
-function analytics(state: State, build: (ctx: RequestContext, range: DayRange) => readonly object[]): Operation {
+/**
+ * An analytics operation: `view` names the rows asked for (the operation and its grouping) and builds them for a
+ * range of days; each day's rows are computed once (day-rows.ts) and the answer is assembled from their text.
+ */
+function analytics(state: State, dayRows: DayRows, view: (ctx: RequestContext) => readonly [name: string, rows: RowsOf]): Operation {
   return {
     roles: ADMINS,
     precheck: rejectToday,
-    handle: (ctx) => {
-      const range = dayRange(state, ctx);
-      return { body: { data: build(ctx, range), meta: meta(state, ctx) } };
+    handle: async (ctx) => {
+      const [name, rows] = view(ctx);
+      const data = await dayRows.json(name, dayRange(state, ctx), rows);
+      return { body: new JsonPieces([Buffer.from('{"data":'), ...data, Buffer.from(`,"meta":${JSON.stringify(meta(state, ctx))}}`)]) };
     },
   };
 }
 
+/** The days of a query's range that have data: days before the first data day are valid, and have no rows. */
 function dayRange(state: State, { query }: RequestContext): DayRange {
-  return { from: state.facts.dayIndex(query.startDate as string), to: state.facts.dayIndex(query.endDate as string) };
+  return { from: Math.max(0, state.facts.dayIndex(query.startDate as string)), to: state.facts.dayIndex(query.endDate as string) };
 }
 
 function meta(state: State, { query }: RequestContext) {
   return { org_id: state.org.id, start_date: query.startDate as string, end_date: query.endDate as string };
 }
 
-export function buildOperations(state: State): Operations {
+/** The operations with emulated behaviour; every other operation of the spec is answered from its example (examples.ts). */
+export function buildOperations(state: State): Partial<Operations> {
   const { facts, sessions, computers, org } = state;
+  const dayRows = new DayRows();
   const rowKeys = memoizeKeys((range: DayRange) => userRowKeys(facts, org.users.length, range));
   /** The session, if it exists and, when `?computerId=` is given, runs on that computer; else 404. */
   const visibleSession = (sessionId: string, askedComputer: unknown, now: number) => {
@@ -90,16 +102,16 @@ export function buildOperations(state: State): Operations {
   };
 
   return {
-    getAnalyticsTokens: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "model" ? creditsByModelRows(facts, range) : creditsRows(facts, range),
+    getAnalyticsTokens: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "model" ? ["tokens by model", (range) => creditsByModelRows(facts, range)] : ["tokens", (range) => creditsRows(facts, range)],
     ),
-    getAnalyticsTools: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "tool_name" ? toolsByNameRows(facts, range) : toolsRows(facts, range),
+    getAnalyticsTools: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "tool_name" ? ["tools by name", (range) => toolsByNameRows(facts, range)] : ["tools", (range) => toolsRows(facts, range)],
     ),
-    getAnalyticsActivity: analytics(state, (ctx, range) =>
-      ctx.query.group_by === "client" ? activityByClientRows(facts, range) : activityRows(facts, range),
+    getAnalyticsActivity: analytics(state, dayRows, (ctx) =>
+      ctx.query.group_by === "client" ? ["activity by client", (range) => activityByClientRows(facts, range)] : ["activity", (range) => activityRows(facts, range)],
     ),
-    getAnalyticsProductivity: analytics(state, (_ctx, range) => productivityRows(facts, range)),
+    getAnalyticsProductivity: analytics(state, dayRows, () => ["productivity", (range) => productivityRows(facts, range)]),
 
     listAnalyticsUsers: {
       roles: ADMINS,
@@ -188,7 +200,7 @@ export function buildOperations(state: State): Operations {
     },
 
     createSession: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ body, now }) => {
         const request = body as CreateSessionRequest;
         requireActiveComputer(computers, request.computerId, now);
@@ -197,12 +209,12 @@ export function buildOperations(state: State): Operations {
     },
 
     getSession: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, query, now }) => ({ body: visibleSession(path.sessionId!, query.computerId, now) }),
     },
 
     sendSessionMessage: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, body, now }) => {
         const request = body as SendMessageRequest;
         const computerId = sessions.computerOf(path.sessionId!);
@@ -213,7 +225,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getSessionMessage: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, query, now }) => {
         visibleSession(path.sessionId!, query.computerId, now);
         const message = sessions.message(path.sessionId!, path.messageId!, now);
@@ -225,7 +237,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getComputer: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.get(path.computerId!, now);
         if (!computer) throw new HttpProblem(404, `No computer ${JSON.stringify(path.computerId)}.`);
@@ -234,7 +246,7 @@ export function buildOperations(state: State): Operations {
     },
 
     getComputerByName: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.byName(path.name!, now);
         if (!computer) throw new HttpProblem(404, `No computer named ${JSON.stringify(path.name)}.`);
@@ -243,7 +255,7 @@ export function buildOperations(state: State): Operations {
     },
 
     retryComputerInstallDeps: {
-      roles: EVERYONE,
+      roles: MEMBERS,
       handle: ({ path, now }) => {
         const computer = computers.retryInstall(path.computerId!, now, () => sessions.newSessionId());
         if (!computer) throw new HttpProblem(404, `No computer ${JSON.stringify(path.computerId)}.`);

@@ -7,7 +7,7 @@ import { ValidationError } from "../core/errors.js";
 import { validateCall } from "../core/validate.js";
 import type { RateVerdict } from "./network.js";
 
-export type Role = "owner" | "manager" | "member";
+export type Role = "owner" | "manager" | "member" | "guest";
 
 /** An error the emulator answers with; its body has `title`, `detail`, `status` and `requestId`. */
 export class HttpProblem extends Error {
@@ -31,8 +31,15 @@ export interface RequestContext {
 
 export interface Reply {
   readonly status?: number;
+  /** Headers of the answer beyond Content-Type, Content-Length and X-Request-Id. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body: a value to serialize, or JsonPieces already serialized. */
   readonly body: unknown;
-  readonly headers?: Record<string, string> | undefined;
+}
+
+/** A body already serialized as JSON, in pieces written one after another (the analytics answers, day by day). */
+export class JsonPieces {
+  constructor(readonly pieces: readonly Buffer[]) {}
 }
 
 export interface Operation {
@@ -40,9 +47,10 @@ export interface Operation {
   readonly roles: readonly Role[];
   /** Checks done before the spec's own bounds (so they can answer with a more specific detail). */
   readonly precheck?: (ctx: RequestContext) => void;
-  readonly handle: (ctx: RequestContext) => Reply;
+  readonly handle: (ctx: RequestContext) => Reply | Promise<Reply>;
 }
 
+/** The behaviour of every operation of the spec (hand-written in handlers.ts, else from its example: examples.ts). */
 export type Operations = { readonly [Id in OperationId]: Operation };
 
 interface Route {
@@ -64,6 +72,7 @@ const TITLES: Record<number, string> = {
   415: "Unsupported Media Type",
   429: "Too Many Requests",
   500: "Internal Server Error",
+  501: "Not Implemented",
   503: "Service Unavailable",
 };
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -84,7 +93,7 @@ export const routes: readonly Route[] = Object.entries(operations).map(([id, op]
       return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     })
     .join("");
-  return { id: id as OperationId, method: op.method, host: op.host, pattern: new RegExp(`^${source}/?$`), names };
+  return { id: id as OperationId, method: op.method, host: op.host, pattern: new RegExp(`^${source}$`), names };
 });
 
 export interface HttpOptions {
@@ -105,12 +114,17 @@ export function listener(options: HttpOptions) {
     const requestId = options.requestId();
     // Half of the latency on the way in (before the request is handled: the rate limit sees it then), half on the way out.
     const latency = options.latency?.() ?? 0;
-    const reply = (status: number, body: unknown, headers?: Record<string, string>) =>
+    const reply = (status: number, body: unknown, headers?: Readonly<Record<string, string>>) =>
       after(latency / 2, () => send(res, status, body, requestId, headers));
     after(latency / 2, () =>
       serve(req, options)
         .then((answer) => reply(answer.status ?? 200, answer.body, answer.headers))
         .catch((error: unknown) => {
+          // A client that hangs up while sending its body is not the emulator's failure: one line, no answer.
+          if (!(error instanceof HttpProblem) && req.destroyed && !req.complete) {
+            console.error(`[orgagent emulator] ${req.method} ${requestPath(req)}: the client closed the connection before sending its whole request.`);
+            return;
+          }
           const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
           if (!(error instanceof HttpProblem)) console.error("[orgagent emulator]", error);
           const status = problem.status;
@@ -118,6 +132,11 @@ export function listener(options: HttpOptions) {
         }),
     );
   };
+}
+
+/** The request's path, without its query (which may carry anything), for a log line. */
+function requestPath(req: IncomingMessage): string {
+  return JSON.stringify((req.url ?? "/").split("?")[0]!.slice(0, 200));
 }
 
 /** Runs `then` after `ms` (at once for 0, without a timer). */
@@ -132,23 +151,32 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
   const matches = routes
     .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
     .filter((m): m is { route: Route; match: RegExpExecArray } => m.match !== null);
-  if (!matches.length) throw new HttpProblem(404, `No operation is served at ${url.pathname}.`);
+  if (!matches.length) {
+    // As in the spec (and Prism), a path with a trailing slash is another path: say which one is served.
+    const without = url.pathname.replace(/\/+$/, "");
+    const served = without !== url.pathname && routes.some((route) => route.pattern.test(without));
+    throw new HttpProblem(404, `No operation is served at ${url.pathname}.${served ? ` Did you mean ${without}, without the trailing slash?` : ""}`);
+  }
   const onHost = matches.filter((m) => m.route.host === options.host);
   if (!onHost.length) {
     const where = matches[0]!.route.host === "app_url" ? "app host (appUrl)" : "API host (baseUrl)";
     throw new HttpProblem(404, `${url.pathname} is served by the ${where}, not by this host.`);
   }
-  const found = onHost.find((m) => m.route.method === method);
+  // HEAD is answered as GET is, without the body (RFC 9110, 9.3.2; node:http leaves the body out).
+  const found = onHost.find((m) => m.route.method === (method === "HEAD" ? "GET" : method));
   if (!found) {
-    const allowed = [...new Set(onHost.map((m) => m.route.method))].join(", ");
+    const methods = new Set(onHost.map((m) => m.route.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    const allowed = [...methods].join(", ");
     throw new HttpProblem(405, `${method} is not allowed on ${url.pathname}; use ${allowed}.`, { Allow: allowed });
   }
   const { route, match } = found;
   const spec = operations[route.id];
   const operation = options.operations[route.id];
 
-  // 401 before anything else about the request is looked at: an unauthenticated caller learns nothing more.
-  const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+  // 401 before anything else about the request is looked at: an unauthenticated caller learns nothing more. The
+  // scheme's name is case-insensitive (RFC 9110, 11.1): `bearer` and `BEARER` are Bearer.
+  const auth = /^Bearer +(.+)$/i.exec(req.headers.authorization ?? "");
   const role = auth ? options.keys.get(auth[1]!.trim()) : undefined;
   if (!role) {
     throw new HttpProblem(401, auth ? "The API key is not valid." : "Send the API key as `Authorization: Bearer <API_KEY>`.");
@@ -175,10 +203,12 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
   const query: Record<string, unknown> = {};
   for (const [name, param] of Object.entries(spec.params) as Array<[string, { in: string; schema: { type?: string } }]>) {
     if (param.in !== "query") continue;
-    const value = url.searchParams.get(name);
-    if (value !== null) query[name] = coerce(value, param.schema.type);
+    const values = url.searchParams.getAll(name);
+    // Every query parameter of the API takes one value: a repeated one is ambiguous, not "the first one wins".
+    if (values.length > 1) throw new HttpProblem(400, `query.${name}: given ${values.length} times; it takes one value.`);
+    if (values.length) query[name] = coerce(values[0]!, param.schema.type);
   }
-  const body = "body" in spec ? await readJson(req) : undefined;
+  const body = "body" in spec ? await readJson(req) : await refuseBody(req, method);
   const now = options.now();
   const ctx: RequestContext = { path, query, body, role, now };
   operation.precheck?.(ctx);
@@ -188,13 +218,35 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
     if (error instanceof ValidationError) throw new HttpProblem(400, error.message);
     throw error;
   }
-  return { status: spec.successStatus, ...operation.handle(ctx), headers: limit?.headers };
+  const answer = await operation.handle(ctx);
+  return { status: spec.successStatus, ...answer, headers: { ...limit?.headers, ...answer.headers } };
 }
 
-/** Query values arrive as text: an integer parameter is turned into a number when it is one. */
+/**
+ * Query values arrive as text: a number parameter's value is read as a JSON number (`5`, `5.0`, `1e2`), which the
+ * spec's bounds then check (an integer parameter takes 5.0, as JSON Schema does). Any other text (`+5`, `05`,
+ * ` 5`, `0x10`, an empty value) stays text, and fails the parameter's type with a 400.
+ */
 function coerce(value: string, type: string | undefined): unknown {
-  if ((type === "integer" || type === "number") && /^[+-]?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  return value;
+  return (type === "integer" || type === "number") && JSON_NUMBER.test(value) ? Number(value) : value;
+}
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * An operation that takes no body (install-deps) refuses one, rather than ignoring what the caller meant to send;
+ * an empty body is no body. A GET's body has no meaning in HTTP and is not read.
+ */
+async function refuseBody(req: IncomingMessage, method: string): Promise<undefined> {
+  if (method === "GET" || method === "HEAD") return undefined;
+  const refused = () => new HttpProblem(400, "This operation takes no request body.", { Connection: "close" });
+  if (Number(req.headers["content-length"] ?? 0) > 0) throw refused();
+  if (req.headers["transfer-encoding"] === undefined) return undefined;
+  // A chunked body may still be empty: its first byte decides.
+  return new Promise((resolve, reject) => {
+    req.on("data", (chunk: Buffer) => chunk.length && reject(refused()));
+    req.on("end", () => resolve(undefined));
+    req.on("error", reject);
+  });
 }
 
 /** The request target as a URL: a path (origin form, even `//x`) or an absolute URL; anything else is 400. */
@@ -208,6 +260,11 @@ function requestUrl(target: string): URL {
 
 /** The JSON body of a request: only `application/json` (or `+json`) is read, and never nested too deep. */
 async function readJson(req: IncomingMessage): Promise<unknown> {
+  // A body announced larger than the limit is refused from its header, at once: nothing of it is read, and the
+  // connection is closed after the answer rather than read to its end.
+  if (Number(req.headers["content-length"]) > MAX_BODY_BYTES) {
+    throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { Connection: "close" });
+  }
   const type = req.headers["content-type"];
   const hasBody = Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
   if (hasBody && !/^application\/(.+\+)?json\s*(;|$)/i.test(type ?? "")) {
@@ -218,7 +275,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { Connection: "close" });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
@@ -250,16 +307,20 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Record<string, string> = {}) {
+function send(res: ServerResponse, status: number, body: unknown, requestId: string, headers: Readonly<Record<string, string>> = {}) {
   if (res.destroyed) return; // the client left, or the emulator closed, during the latency
-  const text = JSON.stringify(body);
+  const pieces = body instanceof JsonPieces ? body.pieces : [Buffer.from(JSON.stringify(body))];
   res.writeHead(status, {
     "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(text),
+    "Content-Length": pieces.reduce((total, piece) => total + piece.length, 0),
     "X-Request-Id": requestId,
     ...headers,
   });
-  res.end(text);
+  // Corked, the pieces go out together (writev), as one body would.
+  res.cork();
+  for (const piece of pieces) res.write(piece);
+  res.end();
+  res.uncork();
 }
 
 function capitalize(word: string): string {

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { operations, type HostName } from "../../generated/spec-tables.js";
 import { Computers } from "./computers.js";
 import { Facts } from "./facts.js";
+import { withExampleAnswers } from "./examples.js";
 import { buildOperations, type State } from "./handlers.js";
 import { listener, type Role } from "./http.js";
 import { checkNetworkOptions, latencies, rateLimiter, type EmulatorLatency, type EmulatorRateLimit } from "./network.js";
@@ -38,6 +39,8 @@ export interface EmulatorKeys {
   manager: string;
   /** Member: 403 on analytics, enterprise-controls history and usage limits. */
   member: string;
+  /** Guest: reads readiness reports; 403 on every other operation. */
+  guest: string;
 }
 
 export interface EmulatorOptions {
@@ -54,7 +57,7 @@ export interface EmulatorOptions {
   /** Number of people in the organization. Default 250. */
   users?: number;
   timing?: Partial<EmulatorTiming>;
-  /** API keys accepted, by role. Default `oa-emulator-owner`, `oa-emulator-manager`, `oa-emulator-member`. */
+  /** API keys accepted, by role. Default `oa-emulator-owner`, `oa-emulator-manager`, `oa-emulator-member`, `oa-emulator-guest`. */
   keys?: Partial<EmulatorKeys>;
   /**
    * A network's latency on every answer: `ms` plus up to `jitter` ms drawn from the seed, half before the request is
@@ -99,12 +102,13 @@ export const DEFAULT_KEYS: Readonly<EmulatorKeys> = {
   owner: "oa-emulator-owner",
   manager: "oa-emulator-manager",
   member: "oa-emulator-member",
+  guest: "oa-emulator-guest",
 };
 
 export const DEFAULT_TIMING: Readonly<EmulatorTiming> = { sessionStartMs: 200, replyMs: 1_000, installMs: 3_000 };
 
 /** The first day with analytics data, as the spec states it. */
-export const FIRST_DATA_DAY: string = operations.getAnalyticsTokens.params.startDate.schema.dateRange.earliest;
+export const FIRST_DATA_DAY: string = operations.getAnalyticsTokens.params.startDate.schema.dateRange.firstDataDay;
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
@@ -113,7 +117,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const keys = { ...DEFAULT_KEYS, ...options.keys };
   const roles = new Map<string, Role>(Object.entries(keys).map(([role, key]) => [key, role as Role]));
-  if (roles.size !== 3) throw new Error("startEmulator: the owner, manager and member keys must differ.");
+  if (roles.size !== Object.keys(DEFAULT_KEYS).length) throw new Error("startEmulator: the owner, manager, member and guest keys must differ.");
   checkNetworkOptions(options.latency, options.rateLimit);
 
   const startedAt = now();
@@ -121,7 +125,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const sessions = new Sessions(Random.of(seed, "live"), { startMs: timing.sessionStartMs, replyMs: timing.replyMs });
   const computers = new Computers(seed, startedAt, timing.installMs, () => sessions.newSessionId());
   const state: State = { org, facts: new Facts(seed, org, FIRST_DATA_DAY), sessions, computers, limits: new Map() };
-  const ops = buildOperations(state);
+  const ops = withExampleAnswers(buildOperations(state));
   let requests = 0;
   const requestId = () => `req_${seed.slice(0, 8)}_${(++requests).toString(36).padStart(6, "0")}`;
 

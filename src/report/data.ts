@@ -34,7 +34,7 @@ const USERS_PAGING: PageOptions & WindowOptions = { concurrency: 8 };
 
 const tokensRules: OperationRules = operations.getAnalyticsTokens;
 /** The first day the API has data for, as the spec states it. */
-const FIRST_DATA_DAY = operations.getAnalyticsTokens.params.startDate.schema.dateRange.earliest;
+const FIRST_DATA_DAY = operations.getAnalyticsTokens.params.startDate.schema.dateRange.firstDataDay;
 const USERS_PAGE_SIZE = operations.listAnalyticsUsers.params.limit.schema.maximum;
 
 /**
@@ -155,7 +155,7 @@ function creditsOf(
   previousRange: ReportRange | null,
   previousRows: readonly api.CreditsGroupedRow[] | undefined,
 ): CreditsSection {
-  const daily = new Map(days.map((date) => [date, { date, total: 0, byModel: {} as Record<string, number> }]));
+  const daily = new Map(days.map((date) => [date, { date, total: 0, byModel: keyed<number>() }]));
   const models = new Map<string, number>();
   for (const row of rows) {
     const day = daily.get(row.date);
@@ -194,7 +194,7 @@ function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): 
     dailyActiveUsers: row?.daily_active_users ?? 0,
     weeklyActiveUsers: row?.weekly_active_users ?? 0,
     monthlyActiveUsers: row?.monthly_active_users ?? 0,
-    byClient: { ...row?.daily_active_users_by_client },
+    byClient: numbersOf(row?.daily_active_users_by_client),
   }));
   const clients = new Map<string, { total: number; peak: number }>();
   for (const day of daily) {
@@ -290,7 +290,8 @@ function productivityOf(days: readonly string[], rows: readonly api.Productivity
     commits: row?.git_commits ?? 0,
     pullRequests: row?.git_prs_created ?? 0,
   }));
-  const languages = tallyBy(rows.flatMap((row) => row.by_language.map((entry) => [entry.language, entry.count] as const)));
+  // An entry may lack either field: one without a language cannot be told apart, and a missing count is none.
+  const languages = tallyBy(rows.flatMap((row) => row.by_language.flatMap((entry) => (entry.language === undefined ? [] : [[entry.language, entry.count ?? 0] as const]))));
   const files = sum(languages.values());
   return {
     filesCreated: sum(daily.map((day) => day.filesCreated)),
@@ -331,6 +332,21 @@ function perDay<Row extends { date: string }, Entry>(
 ): Entry[] {
   const byDate = new Map(rows.map((row) => [row.date, row]));
   return days.map((date) => entry(date, byDate.get(date)));
+}
+
+/**
+ * An object keyed by names the API sends (model ids, client types): without a prototype, so that a model called
+ * `constructor`, `toString` or `__proto__` is a key like any other, and a name that is not there reads undefined.
+ */
+function keyed<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
+/** The number-valued entries of an API map (an open map's values are numbers), keyed without a prototype. */
+function numbersOf(map: object | undefined): Record<string, number> {
+  const numbers = keyed<number>();
+  for (const [key, value] of Object.entries(map ?? {})) if (typeof value === "number") numbers[key] = value;
+  return numbers;
 }
 
 function sum(values: Iterable<number>): number {

@@ -242,8 +242,10 @@ function productivitySection({ productivity: p }: AnalyticsReport, chart: Draw):
 
 function hooksSection({ hooks }: AnalyticsReport, chart: Draw): string {
   if (!hooks.executions) return section("hooks", "Hooks", "No hook ran in this period.", "", "");
-  const first = hooks.byEvent[0]!;
-  const takeaway = `Hooks ran ${int(hooks.executions)} times; ${first.event} hooks ${hooks.byEvent.length > 1 ? `made ${pct(first.share)} of the runs` : "made every run"}.`;
+  // The runs by event come from the same answer as their total, but a service may leave the breakdown out.
+  const first = hooks.byEvent[0];
+  const byEvent = !first ? ", not broken down by event" : `; ${first.event} hooks ${hooks.byEvent.length > 1 ? `made ${pct(first.share)} of the runs` : "made every run"}`;
+  const takeaway = `Hooks ran ${int(hooks.executions)} times${byEvent}.`;
   const svg = rankedBars(chart, hooks.byEvent, {
     label: (e) => e.event,
     value: (e) => e.executions,

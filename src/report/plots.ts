@@ -16,6 +16,16 @@ export function drawer(): Draw {
 
 const WIDTH = 880;
 
+/**
+ * An explicit domain for values spread over less than a millionth (say 5e-324 and -5e-324, which a server may send):
+ * d3's ticks cannot divide such a span and throw. Undefined (Plot's own domain) for every ordinary spread.
+ */
+function valueDomain(values: readonly number[]): { domain: [number, number] } | Record<string, never> {
+  const low = Math.min(0, ...values);
+  const high = Math.max(0, ...values);
+  return high - low > 0 && high - low < 1e-6 ? { domain: [low, low + 1] } : {};
+}
+
 /** The frame of a chart over `days` days: ticks on whole days, weeks or months (the data has no hours). */
 function timeFrame(yLabel: string, days: number): Plot.PlotOptions {
   return {
@@ -39,8 +49,10 @@ export function stackedDays(
   },
 ): string {
   const rows = spec.rows.map((row) => ({ ...row, date: utc(row.date) }));
+  const frame = timeFrame(spec.yLabel, spec.days);
   return draw({
-    ...timeFrame(spec.yLabel, spec.days),
+    ...frame,
+    y: { ...(frame.y as object), ...valueDomain(rows.map((row) => row.value)) },
     color: { legend: true, domain: spec.keys, ...(spec.colors ? { range: spec.colors } : {}) },
     marks: [
       Plot.rectY(rows, { x: "date", interval: "day", y: "value", fill: "key", insetLeft: 0.5, insetRight: 0.5, title: "title" }),
@@ -61,8 +73,10 @@ export function dailyLines<D extends { date: string }>(
   title: (day: D) => string,
 ): string {
   const points = series.flatMap(({ name, value }) => daily.map((day) => ({ date: utc(day.date), series: name, value: value(day) })));
+  const frame = timeFrame(yLabel, daily.length);
   return draw({
-    ...timeFrame(yLabel, daily.length),
+    ...frame,
+    y: { ...(frame.y as object), ...valueDomain(points.map((point) => point.value)) },
     height: 260,
     color: { legend: true, domain: series.map((s) => s.name) },
     marks: [
@@ -99,7 +113,7 @@ export function rankedBars<T extends { share: number }>(
     // Plot does not measure text: about 6.2 px a character at its 10 px font.
     marginLeft: 12 + 6.2 * Math.max(...labels.map((label) => label.length)),
     marginRight: 48,
-    x: { grid: true, label: spec.axis, tickFormat: compact, ticks: 5 },
+    x: { grid: true, label: spec.axis, tickFormat: compact, ticks: 5, ...valueDomain(rows.map((row) => row.value)) },
     y: { label: null, domain: labels, tickSize: 0 },
     marks: [
       Plot.barX(rows, { x: "value", y: "label", fill: spec.color ?? "#4269d0", title: "title" }),

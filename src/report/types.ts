@@ -48,11 +48,14 @@ export interface CreditsSection {
   total: number;
   /** Every model seen, most credits first, with its share of `total` (0 to 1). */
   byModel: Array<{ model: string; credits: number; share: number }>;
-  /** Every day of the range, days without usage included (zeros). `byModel` holds only models used that day. */
+  /**
+   * Every day of the range, days without usage included (zeros). `byModel` holds only models used that day; it has no
+   * prototype, so any model id (even `constructor`) is a key of its own.
+   */
   daily: Array<{ date: string; total: number; byModel: Record<string, number> }>;
   /**
    * The period of the same length just before the range. Null when the range starts on the first day the API
-   * has data for (the spec's earliest date), so there is nothing to compare with.
+   * has data for (the spec's `firstDataDay`), so there is nothing to compare with.
    */
   previous: PreviousPeriod | null;
 }
@@ -64,7 +67,7 @@ export interface PreviousPeriod extends ReportRange {
    * on that day and has fewer `days` than the range, and `change` compares daily averages instead of totals.
    */
   clamped: boolean;
-  /** The first day the API has data for (the spec's earliest queryable date). */
+  /** The first day the API has data for (the spec's `firstDataDay`; earlier days have no rows). */
   firstDataDay: string;
   total: number;
   change: {
@@ -84,6 +87,7 @@ export interface ActivitySection {
     dailyActiveUsers: number;
     weeklyActiveUsers: number;
     monthlyActiveUsers: number;
+    /** Users by client type, as the API sent them; no prototype, so any client name is a key of its own. */
     byClient: Record<string, number>;
   }>;
   averageDailyActiveUsers: number;

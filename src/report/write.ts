@@ -1,7 +1,8 @@
 // Writing the report: fetch, render, then write atomically (a temporary file beside the target, renamed over
-// it), so a failed or interrupted run never leaves a half-written report, nor replaces a good one.
+// it), so a failed or interrupted run never leaves a half-written report, nor replaces a good one. An existing
+// file keeps its permissions; a symbolic link is followed, as a shell's `>` would, and stays a link.
 import { randomBytes } from "node:crypto";
-import { open, rename, rm } from "node:fs/promises";
+import { lstat, open, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { APIUserAbortError, OrgAgentError, buildAnalyticsReport } from "../index.js";
 import type { AnalyticsReport, BuildReportOptions, OrgAgent, ReportRange } from "../index.js";
@@ -57,21 +58,45 @@ export async function writeAnalyticsReport(client: OrgAgent, range: ReportRange,
   return { path, bytes: Buffer.byteLength(html), report };
 }
 
-/** Writes `text` to `path` through a new temporary file in the same directory and a rename. */
+/**
+ * Writes `text` to `path` through a new temporary file in the same directory and a rename. A file that exists keeps
+ * its permission bits (a 0600 report stays 0600); a new one gets the process's umask. When `path` is a symbolic link
+ * to a file, that file is replaced and the link stays; a link to nothing is refused (ENOENT), and nothing is written.
+ */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  // `wx`: created new, never an existing file or a link planted under that name.
-  const file = await open(temporary, "wx");
+  const target = await linkTarget(path);
+  const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  // `wx`: created new, never an existing file or a link planted under that name. An existing file's mode is set
+  // before anything is written, so its text is never readable by more people than before, not even for a moment.
+  const file = await open(temporary, "wx", existing ? existing.mode & 0o666 : 0o666);
   try {
     try {
+      if (existing) await file.chmod(existing.mode & 0o7777);
       await file.writeFile(text);
       await file.sync();
     } finally {
       await file.close();
     }
-    await rename(temporary, path);
+    await rename(temporary, target);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** The file a path names: itself, or the file a symbolic link (or a chain of them) points to. */
+async function linkTarget(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  // No such file. A link pointing to nothing is refused (`>` would create its target wherever it points).
+  const link = await lstat(path).catch(() => undefined);
+  if (link?.isSymbolicLink()) throw new Error("it is a symbolic link to a file that does not exist");
+  return path;
 }

@@ -1,12 +1,14 @@
 // The `orgagent` CLI's commands as a user runs them: a subprocess against the emulator, configured by ORGAGENT_*
 // variables or flags, with their output formats, exit codes and bad input. Output is piped here (machine output);
 // test/cli/terminal.test.ts covers the terminal, pipes closed early, error wording, help and completion.
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { run } from "../../src/cli.js";
+import { tableColumns } from "../../generated/spec-tables.js";
+import { parseLimitsCsv, run } from "../../src/cli.js";
+import { diffSettings } from "../../src/cli/controls.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { OrgAgent, dateRange, type EnterpriseControlChange, type UserRow } from "../../src/index.js";
 import { bundleCli, cleanEnv, day, runProcess, writeFile, type Run } from "./support.js";
@@ -83,7 +85,7 @@ describe.concurrent("usage", () => {
     expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
     expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
     expect(runs[5]!.stderr).toContain("--page-size takes a whole number from 1 to 100");
-    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM from 2026-01 to \d{4}-\d{2}\.\n/);
+    expect(runs[7]!.stderr).toMatch(/^orgagent: --month 2026-13 is not allowed: expected a month YYYY-MM up to \d{4}-\d{2}\.\n/);
   });
 
   test("missing configuration exits 2 and names the flag and the variable", async () => {
@@ -93,6 +95,16 @@ describe.concurrent("usage", () => {
     const noApp = await orgagent(["readiness", "list"], { ORGAGENT_APP_URL: "" });
     expect(noApp.code).toBe(2);
     expect(noApp.stderr).toContain("Set ORGAGENT_APP_URL or pass --app-url");
+    // A first run, with nothing set: both are named at once.
+    const [neither, neitherApp] = await Promise.all([
+      orgagent(["computers", "get", "x"], { ORGAGENT_API_KEY: "", ORGAGENT_BASE_URL: "" }),
+      orgagent(["readiness", "list"], { ORGAGENT_API_KEY: "", ORGAGENT_APP_URL: "" }),
+    ]);
+    expect(neither).toMatchObject({ code: 2, stdout: "" });
+    expect(neither.stderr).toBe(
+      "orgagent: no API key and no API host.\nSet ORGAGENT_API_KEY and ORGAGENT_BASE_URL, or pass --api-key and --base-url: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:4000 for the emulator of 'npm start'.\n",
+    );
+    expect(neitherApp.stderr).toMatch(/^orgagent: no API key and no app host\.\nSet ORGAGENT_API_KEY and ORGAGENT_APP_URL, or pass --api-key and --app-url: /);
   });
 });
 
@@ -249,6 +261,25 @@ describe.concurrent("report", () => {
     expect(readdirSync(cwd)).toEqual(["a-file"]);
   });
 
+  test("--out a symbolic link: to a file, that file is replaced and the link stays; to nothing, exit 2 before any request", async () => {
+    const cwd = freshDir();
+    mkdirSync(join(cwd, "archive"));
+    const real = writeFile(join(cwd, "archive"), "week.html", "old");
+    symlinkSync(real, join(cwd, "latest.html"));
+    symlinkSync(join(cwd, "archive", "missing.html"), join(cwd, "dangling.html"));
+    const [followed, dangling] = await Promise.all([
+      orgagent(["report", "--days", "2", "--out", "latest.html"], {}, { cwd }),
+      orgagent(["report", "--days", "2", "--out", "dangling.html"], { ORGAGENT_API_KEY: emulator.keys.member }, { cwd }),
+    ]);
+    expect([followed.code, followed.stdout]).toEqual([0, `${join(cwd, "latest.html")}\n`]);
+    expect([lstatSync(join(cwd, "latest.html")).isSymbolicLink(), readFileSync(real, "utf8")]).toEqual([true, expect.stringMatching(/^<!doctype html>/)]);
+    expect(dangling.code).toBe(2);
+    expect(dangling.stderr).toBe(
+      "orgagent: --out dangling.html: it is a symbolic link to a file that does not exist.\nNothing was sent. Point --out at a file, or at a link to a file that exists.\n",
+    );
+    expect(readdirSync(join(cwd, "archive"))).toEqual(["week.html"]);
+  });
+
   // As root, the check of the directory passes and creating the file fails: the write's own error, after the fetch.
   test.runIf(process.getuid?.() === 0 && existsSync("/proc/self"))("a write that fails after the fetch names --out and exits 1", async () => {
     const { code, stdout, stderr } = await orgagent(["report", "--days", "2", "--out", "/proc/report.html"]);
@@ -258,6 +289,20 @@ describe.concurrent("report", () => {
         "Nothing was written. Check the directory and the free space, then run the command again.\n",
     );
   });
+});
+
+test("--days 400: the 400 days are asked for, and stderr says where analytics data starts", async () => {
+  const [days, month, recent] = await Promise.all([
+    orgagent(["analytics", "activity", "--days", "400"]),
+    orgagent(["analytics", "tokens", "--month", "2025-12", "--format", "csv"]),
+    orgagent(["analytics", "activity", "--days", "3"]),
+  ]);
+  const start = dateRange.lastDays(400).startDate;
+  const before = (Date.parse("2026-01-14") - Date.parse(start)) / 86_400_000;
+  expect([days.code, days.stderr]).toEqual([0, `note: analytics data starts on 2026-01-14; the ${before} days of this range before it (from ${start}) have no rows.\n`]);
+  expect(tsv(days.stdout)[1]![0]).toBe("2026-01-14");
+  expect([month.code, month.stdout, month.stderr]).toEqual([0, `${tableColumns.CreditsRow.join(",")}\n`, "note: analytics data starts on 2026-01-14; this range (2025-12-01 to 2025-12-31) is before it and has no rows.\n"]);
+  expect(recent.stderr).toBe("");
 });
 
 describe("limits set", () => {
@@ -295,7 +340,19 @@ describe("limits set", () => {
     });
     expect(dry.stderr).toContain(`warning: line 3: ${a!.email.toUpperCase()} is also on line 1; line 3 wins (limit 300)`);
     const table = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
-    expect(table.stdout).toMatch(/^Would set 3 limits \(dry run, nothing sent\):\n {2}line 2 {2}.*\n {2}line 3 {2}.*\n {2}line 5 {2}/);
+    // An aligned table: numbers to the right, e-mails to the left, each column as wide as its widest cell.
+    const width = Math.max(a!.email.length, b!.email.length, "GHOST@acme-robotics.com".length);
+    expect(table.stdout).toBe(
+      [
+        "Dry run: only the file was checked, against the API's rules; the service was not asked and nothing was sent.",
+        "3 limits would be set:",
+        `  line  ${"email".padEnd(width)}  limit`,
+        `     2  ${b!.email.padEnd(width)}    200`,
+        `     3  ${a!.email.toUpperCase().padEnd(width)}    300`,
+        `     5  ${"GHOST@acme-robotics.com".padEnd(width)}      2`,
+        "",
+      ].join("\n"),
+    );
     const sent = await orgagent(["limits", "set", "--file", file]);
     expect(sent.code).toBe(3);
     expect(sent.stdout).toContain("Applied 2 of 3 limits; rejected 1; 2 earlier rows for the same e-mail not sent (a later row wins).");
@@ -329,8 +386,8 @@ describe("limits set", () => {
     expect([semi.code, tab.code, semiOk.code, tabOk.code]).toEqual([2, 2, 0, 0]);
     expect(semi.stderr).toContain(`the rows seem to be separated by ";", not ",": pass --delimiter ';'`);
     expect(tab.stderr).toContain(`the rows seem to be separated by tabs, not ",": pass --delimiter tab`);
-    expect(semiOk.stdout).toContain("Would set 2 limits");
-    expect(tabOk.stdout).toContain("Would set 2 limits");
+    expect(semiOk.stdout).toContain("\n2 limits would be set:\n");
+    expect(tabOk.stdout).toContain("\n2 limits would be set:\n");
   });
 
   test("40,000 rows of one unknown e-mail: one entry sent, its rejection blamed on the last line, in linear time", async () => {
@@ -344,6 +401,40 @@ describe("limits set", () => {
     expect(stderr.trim().split("\n")).toHaveLength(11);
     expect(stderr).toContain("... and 39989 more rows repeat an earlier e-mail");
     expect(ms).toBeLessThan(5_000); // 40,000 entries sent and looked up one by one took 12 s
+  });
+
+  test("a row is reported by the line it starts on: a quoted field spanning lines 4-5 is line 4; blank lines and CRLF count", () => {
+    const text = 'email,limit\r\n\r\na@acme-robotics.com,1\r\n"broken\r\nmail",2\r\n\r\n  \r\nb@acme-robotics.com,"3\n"\r\nc@acme-robotics.com,4';
+    expect(parseLimitsCsv(text)).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "c@acme-robotics.com", limit: 4 }],
+      lines: [3, 10],
+      problems: ['line 4: "broken\\r\\nmail" is not an e-mail address', 'line 8: limit "3\\n" is not a whole number'],
+      warnings: [],
+    });
+  });
+
+  test("line numbers stay right where the quick count of records cannot be trusted: a row of one tab, tab-separated", () => {
+    const text = "email\tlimit\na@acme-robotics.com\t1\n\t\n\n\"b\nc@acme-robotics.com\"\t2\nd@acme-robotics.com\t3\n";
+    expect(parseLimitsCsv(text, { delimiter: "\t" })).toEqual({
+      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "d@acme-robotics.com", limit: 3 }],
+      lines: [2, 7],
+      problems: ['line 3: "" is not an e-mail address', 'line 5: "b\\nc@acme-robotics.com" is not an e-mail address'],
+      warnings: [],
+    });
+  });
+
+  test("--json: each rejected entry carries the line it came from, besides its position among the entries sent", async () => {
+    const [a] = emulator.org.users;
+    const file = writeFile(dir, "json-errors.csv", `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`);
+    const { code, stdout } = await orgagent(["limits", "set", "--file", file, "--json"]);
+    expect(code).toBe(3);
+    expect(JSON.parse(stdout)).toEqual({
+      updated: [{ email: a!.email, limit: 10 }],
+      errors: [
+        { email: "GHOST@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 0, line: 5 },
+        { email: "other-ghost@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 2, line: 6 },
+      ],
+    });
   });
 
   test("a negative limit is caught by --dry-run (the API's rule says 0 or more), with its line; nothing is sent", async () => {
@@ -401,7 +492,7 @@ describe("limits set", () => {
     ]);
     expect([missing.code, empty.code, stdin.code]).toEqual([2, 2, 0]);
     expect(missing.stderr).toContain("cannot read");
-    expect(stdin.stdout).toContain(`line 1  ${a!.email}  77`);
+    expect(stdin.stdout).toContain(`\n     1  ${a!.email}     77\n`);
   });
 });
 
@@ -435,31 +526,72 @@ describe("readiness and controls", () => {
     for (const row of rows) expect(row[2]).not.toBe("");
   });
 
-  test("controls diff REV [REV]: each changed setting with its two values, and every changed setting is listed", async () => {
+  test("controls diff REV [REV]: changed values with both sides; lists as items added and removed and, after them, moved; every changed setting listed", async () => {
     const changes: EnterpriseControlChange[] = [];
     for await (const change of sdk.enterpriseControls.history({ limit: 100 })) changes.push(change);
     const settingsOf = (revision: number) => changes.find((c) => c.revision === revision)!.settings;
     const latest = changes[0]!.revision;
-    const pairs = [[13, 14], [10, 14], [14, 10], [1, latest]] as const;
-    const runs = await Promise.all([
-      orgagent(["controls", "diff", "14", "--json"]),
-      ...pairs.slice(1).map(([from, to]) => orgagent(["controls", "diff", String(from), String(to), "--json"])),
-    ]);
-    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0]);
+    // Pairs whose lists gain and lose items, and pairs (from the seeded history) where only the order of some items changes.
+    const reordering = changes.slice(0, -1).map((change, i) => [changes[i + 1]!.revision, change.revision] as const).filter(([from, to]) => reordered(settingsOf(from), settingsOf(to)));
+    expect(reordering.length).toBeGreaterThan(0);
+    const pairs = [[13, 14], [10, 14], [14, 10], [1, latest], ...reordering.slice(0, 3)] as const;
+    const runs = await Promise.all(pairs.map(([from, to], i) => orgagent(["controls", "diff", ...(i === 0 ? [String(to)] : [String(from), String(to)]), "--json"])));
+    expect(runs.map((r) => r.code)).toEqual(pairs.map(() => 0));
+    const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
+    const json = (value: unknown) => JSON.stringify(value);
+    let moves = 0;
     for (const [i, [from, to]] of pairs.entries()) {
-      const diff = JSON.parse(runs[i]!.stdout) as Array<{ setting: string; before?: unknown; after?: unknown }>;
+      type Row = { setting: string; change: string; before?: unknown; after?: unknown; item?: unknown };
+      const diff = JSON.parse(runs[i]!.stdout) as Row[];
       expect(diff.length).toBeGreaterThan(0);
-      const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
-      for (const { setting, before, after } of diff) {
-        expect(before).toEqual(at(settingsOf(from), setting));
-        expect(after).toEqual(at(settingsOf(to), setting));
-        expect(isDeepStrictEqual(before, after)).toBe(false);
+      // Order changes come apart, after every other difference.
+      const firstMove = diff.findIndex((row) => row.change === "moved");
+      if (firstMove !== -1) expect(diff.slice(firstMove).every((row) => row.change === "moved")).toBe(true);
+      moves += diff.filter((row) => row.change === "moved").length;
+      for (const setting of new Set(diff.map((row) => row.setting))) {
+        const [old, now] = [at(settingsOf(from), setting), at(settingsOf(to), setting)];
+        const rows = diff.filter((row) => row.setting === setting);
+        if (rows.some((row) => row.change === "changed")) {
+          expect(rows).toEqual([{ setting, change: "changed", before: old, after: now }]);
+          expect(isDeepStrictEqual(old, now)).toBe(false);
+          continue;
+        }
+        // A list: never shown whole; what was removed, added and moved turns the list before into the list after.
+        const [before, after] = [(old ?? []) as unknown[], (now ?? []) as unknown[]];
+        for (const row of rows) expect(row.change).toMatch(/^(added|removed|moved)$/);
+        const left = before.map(json);
+        for (const row of rows.filter((r) => r.change === "removed")) left.splice(left.indexOf(json(row.item)), 1);
+        const added = rows.filter((r) => r.change === "added").map((r) => json(r.item));
+        expect([...left, ...added].sort(), setting).toEqual(after.map(json).sort());
+        const moved = rows.filter((r) => r.change === "moved") as Array<Row & { before: number; after: number }>;
+        for (const move of moved) {
+          expect(json(before[move.before - 1])).toBe(json(move.item));
+          expect(json(after[move.after - 1])).toBe(json(move.item));
+        }
+        // The items that did not move keep their order.
+        const still = (list: unknown[], drop: Set<number>, gone: string[]) => list.filter((_, k) => !drop.has(k + 1)).map(json).filter((item) => !gone.includes(item));
+        const removed = rows.filter((r) => r.change === "removed").map((r) => json(r.item));
+        expect(still(before, new Set(moved.map((m) => m.before)), removed)).toEqual(still(after, new Set(moved.map((m) => m.after)), added));
       }
-      // Nothing missing: the listed settings are exactly the leaves a deep diff of the two snapshots finds.
-      expect(diff.map((change) => change.setting), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
+      // Nothing missing: the settings listed are exactly those whose values differ.
+      expect([...new Set(diff.map((change) => change.setting))].sort(), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
     }
-    const table = await orgagent(["controls", "diff", "14"]);
-    expect(tsv(table.stdout)[0]).toEqual(["setting", "before", "after"]);
+    expect(moves).toBeGreaterThan(0);
+    const table = await orgagent(["controls", "diff", String(reordering[0]![0]), String(reordering[0]![1])]);
+    const cells = tsv(table.stdout);
+    expect(cells[0]).toEqual(["setting", "change", "before", "after"]);
+    expect(cells.at(-1)).toEqual([expect.any(String), "moved", expect.stringMatching(/ at \d+$/), expect.stringMatching(/ at \d+$/)]);
+    for (const cell of cells.flat()) expect(cell).not.toMatch(/^\[/);
+  });
+
+  test("settings named like Object.prototype's properties are compared as any other", () => {
+    const before = JSON.parse('{"__proto__": {"a": 1}, "constructor": true, "toString": "x", "same": 1}');
+    const after = JSON.parse('{"__proto__": {"a": 2}, "valueOf": 3, "toString": "x", "same": 1}');
+    expect(diffSettings(before, after)).toEqual([
+      { change: "changed", setting: "__proto__.a", before: 1, after: 2 },
+      { change: "changed", setting: "constructor", before: true, after: undefined },
+      { change: "changed", setting: "valueOf", before: undefined, after: 3 },
+    ]);
   });
 
   test("controls diff of the first revision, or of one that does not exist, says so", async () => {
@@ -470,6 +602,17 @@ describe("readiness and controls", () => {
     expect(bad.stderr).toContain("<revision> takes a whole number");
   });
 });
+
+/** Whether some list setting keeps items whose order changed (compared item by item, by JSON). */
+function reordered(before: object, after: object): boolean {
+  return changedSettings(before, after).some((setting) => {
+    const at = (settings: object) => setting.split(".").reduce<any>((value, key) => value?.[key], settings);
+    const [old, now] = [at(before), at(after)];
+    if (!Array.isArray(old) || !Array.isArray(now)) return false;
+    const common = (list: unknown[], other: unknown[]) => list.map((item) => JSON.stringify(item)).filter((item) => other.map((o) => JSON.stringify(o)).includes(item));
+    return JSON.stringify(common(old, now)) !== JSON.stringify(common(now, old));
+  });
+}
 
 /**
  * The dotted names of the settings that differ between two snapshots, sorted: objects are walked key by key, lists
@@ -558,5 +701,40 @@ describe("sessions and computers (these move the emulator's clock)", () => {
     expect([active.code, active.stdout]).toEqual([0, '{\n  "status": "active"\n}\n']);
     const unknown = await orgagent(["computers", "by-name", "nope"]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("404 Not Found")]);
+  });
+
+  test("a computer's name where its id is asked: looked up, and the id used said on stderr; an id is used as it is", async () => {
+    const box = computer("build-box-eu-1");
+    const note = `Using computer ${box} (build-box-eu-1).\n`;
+    const [byName, byId, created, waited, retried] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-1"]),
+      orgagent(["computers", "get", box]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-1", "--json", "sessionId,computerId"]),
+      orgagent(["computers", "wait", "laptop-maya", "--json", "name,status"]),
+      orgagent(["computers", "retry-install", "ci-runner-arm64"]),
+    ]);
+    expect(byName).toMatchObject({ code: 0, stderr: note });
+    expect(JSON.parse(byName.stdout)).toEqual(JSON.parse(byId.stdout));
+    expect(byId.stderr).toBe("");
+    expect(created).toMatchObject({ code: 0, stderr: note });
+    const { sessionId, computerId } = JSON.parse(created.stdout) as { sessionId: string; computerId: string };
+    expect(computerId).toBe(box);
+    expect((await sdk.sessions.get(sessionId)).computerId).toBe(box);
+    expect(waited).toMatchObject({ code: 0, stdout: '{\n  "name": "laptop-maya",\n  "status": "active"\n}\n' });
+    expect(waited.stderr).toBe(`Using computer ${computer("laptop-maya")} (laptop-maya).\n`);
+    // The write goes to the computer the name stands for.
+    expect(retried.stderr).toBe(`Using computer ${computer("ci-runner-arm64")} (ci-runner-arm64).\n`);
+    expect(JSON.parse(retried.stdout)).toMatchObject({ id: computer("ci-runner-arm64"), status: "provisioning" });
+
+    const [unknown, unknownCreate] = await Promise.all([
+      orgagent(["computers", "get", "build-box-eu-9"]),
+      orgagent(["sessions", "create", "--computer", "build-box-eu-9", "--debug"]),
+    ]);
+    expect(unknown).toMatchObject({ code: 1, stdout: "" });
+    expect(unknown.stderr).toBe('orgagent: no computer has the id or the name "build-box-eu-9".\nCheck the id or name: both are case-sensitive.\n');
+    // Nothing is created for a computer that is not there: the lookups are reads, and no POST follows them.
+    expect(unknownCreate.code).toBe(1);
+    expect(unknownCreate.stderr).toMatch(/→ GET/);
+    expect(unknownCreate.stderr).not.toMatch(/→ POST/);
   });
 });

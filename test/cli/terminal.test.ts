@@ -91,16 +91,16 @@ describe.concurrent("a pipe closed early ends the command quietly", () => {
 });
 
 describe.concurrent("on a terminal a human view, when piped stable machine output", () => {
-  test("a wide table is cut to the terminal's width and the columns left out are named", async () => {
+  test("a wide table is cut to the terminal's width, the command's first columns first, and the columns left out are named", async () => {
     const result = await onTerminal(["analytics", "activity", "--days", "3"], 80);
     expect(result.code).toBe(0);
     const [header, ...rows] = lines(screen(result));
-    expect(header).toMatch(/^date +daily_active_users +weekly_active_users +monthly_active_users$/);
+    expect(header).toMatch(/^date +daily_active_users +sessions +messages +user_messages$/);
     expect(rows.slice(0, 3).map((row) => row.split(/ +/)[0])).toEqual([day(3), day(2), day(1)]);
     for (const line of lines(screen(result))) expect(line.length).toBeLessThanOrEqual(80);
-    const note = screen(result).slice(screen(result).indexOf("(6 more"));
-    expect(note.replace(/\n/g, " ")).toMatch(/^\(6 more columns not shown at this width: .*; use --format csv or --json to see every column\) $/);
-    for (const column of ["sessions", "user_messages", "daily_active_users_by_client.terminal-ui", "daily_active_users_by_client.web"]) {
+    const note = screen(result).slice(screen(result).indexOf("(5 more"));
+    expect(note.replace(/\n/g, " ")).toMatch(/^\(5 more columns: .*; pick columns with --columns, or see every one with --format csv or --json\) $/);
+    for (const column of ["weekly_active_users", "monthly_active_users", "daily_active_users_by_client.terminal-ui", "daily_active_users_by_client.web"]) {
       expect(note.replace(/\n/g, " ")).toContain(` ${column}`);
     }
     const piped = await orgagent(["analytics", "activity", "--days", "3"]);
@@ -111,7 +111,7 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
   test("a wider terminal shows more columns", async () => {
     const result = await onTerminal(["analytics", "activity", "--days", "3"], 260);
     expect(lines(screen(result))[0]).toMatch(/^date +daily_active_users .* user_messages .* daily_active_users_by_client\.web .*$/);
-    expect(screen(result)).not.toContain("not shown");
+    expect(screen(result)).not.toContain("more column");
   });
 
   test("one resource: key/value with ISO times on a terminal, JSON with the API's epoch milliseconds when piped", async () => {
@@ -152,7 +152,7 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
 
   test("controls diff on a terminal: which revisions, by whom, then the changed settings", async () => {
     const result = await onTerminal(["controls", "diff", "20"], 160);
-    expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed\nsetting +before +after\n/);
+    expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed( \(\d+ reordered\))?\nsetting +change +before +after\n/);
   });
 });
 
@@ -199,7 +199,7 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     const result = await orgagent(["analytics", "tokens", "--start", day(3), "--end", day(-1)]);
     expect(result.code).toBe(2);
     const { cause, hint } = twoLines(result);
-    expect(cause).toBe(`orgagent: --end ${day(-1)} is not allowed: expected a date from 2026-01-14 to ${day(1)} (yesterday, UTC).`);
+    expect(cause).toBe(`orgagent: --end ${day(-1)} is not allowed: expected a date up to ${day(1)} (yesterday, UTC).`);
     expect(hint).toContain("--days N and --month YYYY-MM");
     expect(result.stderr).not.toMatch(/query\.|endDate/);
   });
@@ -222,6 +222,32 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     expect(twoLines(variable).cause).toBe('orgagent: ORGAGENT_BASE_URL is not an http(s) URL: "localhost:4000".');
     expect(twoLines(flag).cause).toBe('orgagent: --base-url is not an http(s) URL: "ftp://example.com".');
     expect(variable.stderr).not.toContain("Invalid baseUrl");
+  });
+
+  test("a 404 from a host that is not the API's says to check the host; from the API, the id or name and the host", async () => {
+    // Another web server: 404 and an HTML page for every path.
+    const other = createServer((_, response) => response.writeHead(404, { "content-type": "text/html" }).end("<h1>Not Found</h1>"));
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const [appHost, page, computerThere, session] = await Promise.all([
+        // The emulator's app host given as the API host: it serves no analytics.
+        orgagent(["analytics", "tokens", "--days", "2"], { ORGAGENT_BASE_URL: emulator.appUrl }),
+        orgagent(["sessions", "get", "sess_1"], { ORGAGENT_BASE_URL: otherUrl }),
+        orgagent(["computers", "get", "build-box-eu-1"], { ORGAGENT_BASE_URL: otherUrl }),
+        orgagent(["sessions", "get", "sess_nope"]),
+      ]);
+      expect([appHost.code, page.code, computerThere.code, session.code]).toEqual([1, 1, 1, 1]);
+      expect(twoLines(appHost).hint).toBe("Nothing is served at this path there: check the host in ORGAGENT_BASE_URL.");
+      expect(twoLines(page).hint).toBe("Nothing is served at this path there: check the host in ORGAGENT_BASE_URL.");
+      expect(twoLines(computerThere)).toEqual({
+        cause: `orgagent: no computer "build-box-eu-1", and ${otherUrl} answers 404 to the API's other paths too.`,
+        hint: "Check the host in ORGAGENT_BASE_URL: it does not seem to be the API's.",
+      });
+      expect(twoLines(session).hint).toBe("Check the id or name (they are case-sensitive), and the host in ORGAGENT_BASE_URL.");
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   test("a refused connection fails at once, not after silent retries (exit 1)", async () => {
@@ -344,14 +370,14 @@ describe.concurrent("help and --version", () => {
     const { code, stdout } = await orgagent(["--help"]);
     expect(code).toBe(0);
     for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
-    expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}partial failure/);
-    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
+    expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}Partial failure/);
+    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> Give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
   });
 
   test("docs/cli.md's configuration table names every global flag with its variable", () => {
     const program = buildProgram(new Context({ stdout: new PassThrough(), stderr: new PassThrough() }));
     const table = readFileSync(join(root, "docs/cli.md"), "utf8").split("## Configuration")[1]!.split("\n## ")[0]!;
-    const globals = program.options.filter((option) => !["--help", "--version"].includes(option.long!));
+    const globals = program.options.filter((option) => !option.hidden && !["--help", "--version"].includes(option.long!));
     expect(globals.map((option) => option.long)).toContain("--request-timeout");
     for (const option of globals) {
       const variable = option.envVar ?? (option.long === "--debug" ? "ORGAGENT_LOG" : undefined);
@@ -367,7 +393,8 @@ describe.concurrent("help and --version", () => {
       const help = command.helpInformation() + helpAfter(command);
       expect(help, command.name()).toMatch(/\nExamples:\n {2}\$ \S/);
       if (command !== program) expect(help, command.name()).toMatch(/Global Options:[\s\S]*--api-key <key>[\s\S]*--debug/);
-      for (const option of command.options) if (option.mandatory) expect(help, option.flags).toMatch(new RegExp(`${option.long}[^\\n]*\\(required\\)`));
+      // A description may wrap onto the lines under it: read those as one.
+      for (const option of command.options) if (option.mandatory) expect(help.replace(/\n {3,}/g, " "), option.flags).toMatch(new RegExp(`${option.long}[^\\n]*\\(required\\)`));
       for (const option of command.options.filter((o) => /timeout|interval/.test(o.long ?? ""))) expect(option.description).toMatch(/seconds/);
     }
   });

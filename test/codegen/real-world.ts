@@ -1,9 +1,11 @@
 // Payloads as they occur in the field, which neither the emulator's answers nor the spec's examples show: hooks
 // settings as settings files hold them (entries with a `matcher`, commands without `timeout`, an event the spec
-// does not name), and activity of a client type the spec does not list (`desktop`), both as a key of
-// `daily_active_users_by_client` and as the `group_key` of a grouped row. The codegen suite makes every generated
+// does not name), activity of a client type the spec does not list (`desktop`), both as a key of
+// `daily_active_users_by_client` and as the `group_key` of a grouped row, and what the service's own description
+// allows beyond the examples (nulls, open enums and maps, items and error bodies without fields). The codegen suite makes every generated
 // model decode them (test/codegen/answers.ts); the contract suite checks them against the spec's schemas
 // (test/contract/payloads.test.ts).
+import { successExample } from "../support/spec.js";
 import type { Payload } from "./answers.js";
 
 /** A client type the spec's `ClientType` does not list. */
@@ -56,6 +58,47 @@ export const activityGroupedWithUnlistedClient = {
   meta,
 };
 
+/** The spec's first example of an operation's answer, as a fresh copy to change. */
+const example = (id: Parameters<typeof successExample>[0]) => structuredClone(successExample(id));
+
+/** Readiness reports whose optional fields the service sent as null, `modelUsed` null in one and empty in another. */
+const readinessWithNulls = (() => {
+  const page = example("listReadinessReports");
+  const [first] = page.reports;
+  const nulls = { commitHash: null, branch: null, hasLocalChanges: null, hasNonRemoteCommits: null };
+  page.reports = [{ ...first, ...nulls, modelUsed: null }, { ...first, reportId: "6c3f0a52-1e84-4d7b-9a2c-5b8e0f3d7a19", modelUsed: {} }];
+  return page;
+})();
+
+/** A day of credits in which the service knew no e-mail for one user. */
+const creditsWithNullEmail = (() => {
+  const page = example("getAnalyticsTokens");
+  page.data[0].by_user[0].user_email = null;
+  return page;
+})();
+
+/** A /users row with no e-mail and a model tier the spec does not list. */
+const usersWithUnlistedTier = (() => {
+  const page = example("listAnalyticsUsers");
+  Object.assign(page.data[0], { user_email: null, primary_model_tier: "ultra" });
+  return page;
+})();
+
+/** A day of tools whose autonomy levels lack one and add one the spec does not list. */
+const toolsWithOpenLevels = (() => {
+  const page = example("getAnalyticsTools");
+  page.data[0].tool_autonomy_level_ratio = { auto_high: 0.5, auto_medium: 0.25, auto_low: 0.15, spec: 0.1 };
+  return page;
+})();
+
+/** A day of productivity whose breakdown items lack their fields. */
+const productivityWithBareItems = (() => {
+  const page = example("getAnalyticsProductivity");
+  page.data[0].by_extension = [{}, { extension: ".ts" }];
+  page.data[0].by_language = [{ count: 2 }, { language: "Go" }];
+  return page;
+})();
+
 /** Each payload with the one schema it must be read as. */
 export const realWorldPayloads: Payload[] = [
   { id: "hooksSettings-as-written", source: "hooksSettings", types: ["HooksSettings"], body: hooksSettingsAsWritten },
@@ -71,4 +114,11 @@ export const realWorldPayloads: Payload[] = [
     types: ["AnalyticsActivityGroupedResponse"],
     body: activityGroupedWithUnlistedClient,
   },
+  { id: "listReadinessReports-nulls", source: "listReadinessReports", types: ["ReadinessReportList"], body: readinessWithNulls },
+  { id: "getAnalyticsTokens-null-email", source: "getAnalyticsTokens", types: ["AnalyticsTokensDailyResponse"], body: creditsWithNullEmail },
+  { id: "listAnalyticsUsers-unlisted-tier", source: "listAnalyticsUsers", types: ["AnalyticsUsersResponse"], body: usersWithUnlistedTier },
+  { id: "getAnalyticsTools-open-levels", source: "getAnalyticsTools", types: ["AnalyticsToolsDailyResponse"], body: toolsWithOpenLevels },
+  { id: "getAnalyticsProductivity-bare-items", source: "getAnalyticsProductivity", types: ["AnalyticsProductivityResponse"], body: productivityWithBareItems },
+  { id: "error-body-empty", source: "getComputer", types: ["Problem"], body: {} },
+  { id: "error-body-analytics-title-only", source: "getAnalyticsTokens", types: ["AnalyticsError"], body: { title: "Bad Request" } },
 ];

@@ -41,7 +41,9 @@ export function validateSchema(name: string, value: unknown): Verdict {
   return verdict(compiled(pointer("components", "schemas", name)), value);
 }
 
-/** `value` against the JSON body schema of an operation's response (`method` lower case). */
+/** `value` against the JSON body schema of an operation's response (`method` lower case), shared responses included. */
 export function validateResponse(path: string, method: string, status: string, value: unknown): Verdict {
-  return verdict(compiled(pointer("paths", path, method, "responses", status, "content", "application/json", "schema")), value);
+  const ref: string | undefined = spec.paths[path]?.[method]?.responses?.[status]?.$ref;
+  const response = ref ? ref.slice(2) : pointer("paths", path, method, "responses", status);
+  return verdict(compiled(`${response}/${pointer("content", "application/json", "schema")}`), value);
 }

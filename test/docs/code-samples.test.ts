@@ -1,11 +1,15 @@
-// The docs cannot drift from the code: every operation's TypeScript sample (x-codeSamples, lang TypeScript) in the
-// bundled spec is compiled against the SDK's source ("orgagent" mapped to src/index.ts) under strict TypeScript,
-// and must call an SDK method that sends that very operation. So is every TypeScript block in the spec's
-// descriptions (the Hooks section's hook command). test/docs/reference-samples.e2e.ts runs them all.
+// The docs cannot drift from the code: every operation's TypeScript sample in the reference (its x-codeSamples, or
+// the one scripts/samples.mjs generates when it has none), and the generated one of every operation (so that a new
+// operation's sample is known to work before it has one of its own), is compiled against the SDK's source
+// ("orgagent" mapped to src/index.ts) under strict TypeScript, and must call an SDK method that sends that very
+// operation. So is every TypeScript block in the spec's descriptions (the Hooks section's hook command).
+// test/docs/reference-samples.e2e.ts runs them all.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, test } from "vitest";
+import { operationsOf, referenceSamples } from "../../scripts/reference-spec.mjs";
+import { typeScriptSample } from "../../scripts/samples.mjs";
 import { root } from "../cli/support.js";
 import { compileVirtual } from "./virtual-program.js";
 const spec = JSON.parse(readFileSync(join(root, "generated", "openapi.json"), "utf8"));
@@ -15,12 +19,14 @@ interface CodeSample {
   label?: string;
   source: string;
 }
-const operations: { operationId: string; samples: CodeSample[] }[] = Object.values<Record<string, any>>(spec.paths)
-  .flatMap((item) => Object.values(item))
-  .filter((operation) => operation?.operationId)
-  .map((operation) => ({ operationId: operation.operationId, samples: operation["x-codeSamples"] ?? [] }));
+const operations: { operationId: string; samples: CodeSample[]; generated: string }[] = operationsOf(spec).map(([path, method, operation]) => ({
+  operationId: operation.operationId,
+  samples: referenceSamples(spec, path, method, operation),
+  generated: typeScriptSample(spec, path, method),
+}));
 const operationIds = new Set(operations.map(({ operationId }) => operationId));
-const typeScriptSample = (samples: CodeSample[]) => samples.filter((s) => s.lang === "TypeScript");
+const operationSdk = new Map(operationsOf(spec).map(([, , operation]) => [operation.operationId as string, operation["x-sdk"] as { resource: string; method: string; custom?: boolean }]));
+const typeScriptSamples = (samples: CodeSample[]) => samples.filter((s) => s.lang === "TypeScript");
 
 /** Every fenced TypeScript block in a description of the spec, by where it is. */
 const descriptionBlocks = new Map<string, string>();
@@ -38,10 +44,12 @@ collectBlocks(spec, "spec");
 
 // Each sample becomes a virtual module next to the tests; nothing is written to disk.
 const sampleFile = (operationId: string) => join(root, "test", "docs", ".samples", `${operationId}.ts`);
+const generatedFile = (operationId: string) => sampleFile(`${operationId}.generated`);
 const virtualFiles = new Map(
-  operations.flatMap(({ operationId, samples }) =>
-    typeScriptSample(samples).map((sample) => [sampleFile(operationId), sample.source] as const),
-  ),
+  operations.flatMap(({ operationId, samples, generated }) => [
+    ...typeScriptSamples(samples).map((sample) => [sampleFile(operationId), sample.source] as const),
+    [generatedFile(operationId), generated] as const,
+  ]),
 );
 for (const [where, code] of descriptionBlocks) virtualFiles.set(sampleFile(where), code);
 
@@ -59,6 +67,11 @@ function operationsSentBy(file: ts.SourceFile): Set<string> {
   const sent = new Set<string>();
   // The SDK methods the sample calls, and the functions those delegate to (a bulk job lives in its own file).
   const visit = (node: ts.Node, depth: number) => {
+    // `client.request("getComputer", …)`: any operation by its id.
+    if (depth === 0 && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "request") {
+      const [id] = node.arguments;
+      if (id && ts.isStringLiteral(id) && operationIds.has(id.text)) sent.add(id.text);
+    }
     if (ts.isCallExpression(node)) {
       const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
       let symbol = checker.getSymbolAtLocation(callee);
@@ -90,21 +103,23 @@ describe("code samples in the spec", () => {
     expect(program.getGlobalDiagnostics().map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
   });
 
-  describe.each(operations)("$operationId", ({ operationId, samples }) => {
-    test("has exactly one TypeScript sample", () => {
-      expect(typeScriptSample(samples)).toHaveLength(1);
+  describe.each(operations)("$operationId", ({ operationId, samples, generated }) => {
+    test("has exactly one TypeScript sample in the reference", () => {
+      expect(typeScriptSamples(samples)).toHaveLength(1);
     });
 
-    test("needs nothing of Node: it runs wherever the SDK does", () => {
-      expect(typeScriptSample(samples)[0]?.source).not.toMatch(/\bprocess\.|from "node:|\bBuffer\b|require\(/);
+    test.each([
+      ["the reference's", sampleFile(operationId)],
+      ["the generated", generatedFile(operationId)],
+    ])("%s sample needs nothing of Node, compiles against the SDK under strict TypeScript, and sends this operation", (_, file) => {
+      expect(virtualFiles.get(file)).not.toMatch(/\bprocess\.|from "node:|\bBuffer\b|require\(/);
+      expect(diagnosticsOf(file)).toBe("");
+      expect([...operationsSentBy(program.getSourceFile(file)!)]).toContain(operationId);
     });
 
-    test("compiles against the SDK under strict TypeScript", () => {
-      expect(diagnosticsOf(sampleFile(operationId))).toBe("");
-    });
-
-    test("calls an SDK method that sends this operation", () => {
-      expect([...operationsSentBy(program.getSourceFile(sampleFile(operationId))!)]).toContain(operationId);
+    test("the generated sample calls the method x-sdk names (client.request for a method written by hand)", () => {
+      const { resource, method, custom } = operationSdk.get(operationId)!;
+      expect(generated).toMatch(custom ? new RegExp(`client\\.request\\(\\s*"${operationId}"`) : `client.${resource}.${method}(`);
     });
   });
 });

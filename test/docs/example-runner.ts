@@ -34,15 +34,7 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
   mkdirSync(bin);
   writeFileSync(join(bin, "orgagent"), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
   chmodSync(join(bin, "orgagent"), 0o755);
-  // The openers of a desktop (`xdg-open "$(orgagent report …)"`): here they check that they were given one HTML file
-  // that exists, instead of opening a browser.
-  for (const opener of ["xdg-open", "open"]) {
-    writeFileSync(
-      join(bin, opener),
-      `#!/bin/sh\n[ "$#" -eq 1 ] && [ -f "$1" ] && head -c 15 "$1" | grep -qi '^<!doctype html>' && exit 0\necho "${opener}: not one HTML file: $*" >&2\nexit 1\n`,
-    );
-    chmodSync(join(bin, opener), 0o755);
-  }
+  writeOpeners(bin);
   const modules = join(dir, "node_modules");
   mkdirSync(modules);
   for (const name of readdirSync(join(root, "node_modules"))) symlinkSync(join(root, "node_modules", name), join(modules, name));
@@ -56,7 +48,7 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
         target: "ES2022",
         module: "NodeNext",
         moduleResolution: "NodeNext",
-        paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts") },
+        paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts"), "orgagent/mcp": entry("mcp/index.ts") },
       },
     }),
   );
@@ -77,8 +69,7 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
       const file = join(cwd, language === "typescript" ? "example.mts" : "example.sh");
       writeFileSync(file, code);
       const program = language === "typescript" ? [tsx, "--tsconfig", tsconfig, file] : ["bash", "-euo", "pipefail", file];
-      const timeout = String(options.timeoutSeconds ?? 120);
-      return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...env, HOME: cwd, ...options.env }, options.stdin, cwd);
+      return runExample(program, { cwd, env: { ...env, ...options.env }, timeoutSeconds: options.timeoutSeconds, stdin: options.stdin });
     },
     runOnTerminal(command, columns) {
       const cwd = mkdtempSync(join(dir, "capture-"));
@@ -90,6 +81,32 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The openers of a desktop (`xdg-open "$(orgagent report …)"`), written into `bin`: here they check that they were
+ * given one HTML file that exists, instead of opening a browser.
+ */
+export function writeOpeners(bin: string): void {
+  for (const opener of ["xdg-open", "open"]) {
+    writeFileSync(
+      join(bin, opener),
+      `#!/bin/sh\n[ "$#" -eq 1 ] && [ -f "$1" ] && head -c 15 "$1" | grep -qi '^<!doctype html>' && exit 0\necho "${opener}: not one HTML file: $*" >&2\nexit 1\n`,
+    );
+    chmodSync(join(bin, opener), 0o755);
+  }
+}
+
+/**
+ * Runs one example's program in `cwd`, which is also its HOME unless `home` says otherwise, for at most
+ * `timeoutSeconds` (default 120: then exit code 124).
+ */
+export function runExample(
+  program: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; home?: string; timeoutSeconds?: number | undefined; stdin?: string | undefined },
+): Promise<Run> {
+  const timeout = String(options.timeoutSeconds ?? 120);
+  return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...options.env, HOME: options.home ?? options.cwd }, options.stdin, options.cwd);
 }
 
 /** A run's outcome for a failure message: its exit code and both streams. */

@@ -1,7 +1,11 @@
 // Every relative link of README.md, CONTRIBUTING.md, CHANGELOG.md and docs/*.md leads somewhere: to a file or
 // folder of the repository, and, with a #fragment, to a heading of that page (GitHub's anchors: the heading's text,
 // lower-case, without punctuation, spaces as hyphens, a repeated heading numbered -1, -2…) or an explicit id.
-// Links inside code (fenced blocks, `spans`) are not links; http(s) and mailto links are not checked here.
+// Links inside code (fenced blocks, `spans`) are not links; http(s) and mailto links are not checked here, except those
+// into the repository's own home (package.json's `repository`), which must name a file of the repository too.
+// The package ships README.md, CHANGELOG.md and docs/: their relative links must lead to files of the package, since
+// they are read in node_modules too; contributor material outside it is linked by its address in the repository.
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -81,14 +85,20 @@ function linksOf(markdown: string): Array<{ line: number; target: string }> {
   return links;
 }
 
-/** What is wrong with each relative link of `file` (a path from the repository's root). */
+/** Files of the repository by their address on its home: `https://github.com/owner/name/blob/main/`. */
+const repository = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { repository: { url: string } }).repository.url;
+const home = `${repository.replace(/^git\+/, "").replace(/\.git$/, "")}/blob/main/`;
+
+/** What is wrong with each relative link of `file` (a path from the repository's root), and each link into its home. */
 function brokenLinks(file: string): string[] {
   const markdown = readFileSync(join(root, file), "utf8");
   const problems: string[] = [];
   for (const { line, target } of linksOf(markdown)) {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
-    const [path, fragment] = target.split("#", 2) as [string, string | undefined];
-    const resolved = path ? join(dirname(join(root, file)), decodeURIComponent(path)) : join(root, file);
+    const inRepository = target.startsWith(home);
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) && !inRepository) continue; // http:, https:, mailto:
+    const [path, fragment] = (inRepository ? target.slice(home.length) : target).split("#", 2) as [string, string | undefined];
+    const from = inRepository ? root : dirname(join(root, file));
+    const resolved = path ? join(from, decodeURIComponent(path)) : join(root, file);
     const where = `${file}:${line}: ${target}`;
     if (!resolved.startsWith(root) || !existsSync(resolved)) {
       problems.push(`${where}: no such file (${relative(root, resolved)})`);
@@ -126,5 +136,28 @@ describe("links and anchors of the documentation", () => {
 
   test.each(documents)("%s: every relative link and #anchor exists", (file) => {
     expect(brokenLinks(file)).toEqual([]);
+  });
+});
+
+describe("links of the Markdown files the package ships", () => {
+  // What `npm pack` puts in the tarball (dist/ aside, which needs a build and holds no Markdown).
+  const packed = new Set(
+    (JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" })) as [{ files: { path: string }[] }])[0].files.map(
+      (entry) => entry.path,
+    ),
+  );
+  const shipped = [...packed].filter((path) => path.endsWith(".md")).sort();
+
+  test("README.md, CHANGELOG.md and every guide of docs/ are in the package", () => {
+    expect(shipped).toEqual(expect.arrayContaining(["README.md", "CHANGELOG.md", ...documents.filter((file) => file.startsWith("docs/"))]));
+  });
+
+  test.each(shipped)("%s: every relative link leads to a file of the package", (file) => {
+    const outside = linksOf(readFileSync(join(root, file), "utf8"))
+      .filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#"))
+      .map(({ line, target }) => ({ line, path: relative(root, join(dirname(join(root, file)), decodeURIComponent(target.split("#")[0]!))) }))
+      .filter(({ path }) => !packed.has(path))
+      .map(({ line, path }) => `${file}:${line}: ${path} is not in the package; link it by its address, ${home}${path}`);
+    expect(outside).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
 // Every sample of the API reference runs, as written, against the emulator: the TypeScript and CLI samples of the
-// spec (x-codeSamples) and the curl samples scripts/reference-spec.mjs makes. Only the spec's example values are
+// spec (x-codeSamples, or generated where an operation has none) and the curl samples scripts/reference-spec.mjs
+// makes; and so do the generated TypeScript and CLI samples of every operation, so that the samples a new operation
+// gets are known to run before it has one. Only the spec's example values are
 // replaced by the emulator's own: its hosts' URLs, and the ids of a computer, a session and a message it has, and the
 // e-mail addresses of people it knows. Each sample must exit 0 and send its own operation: the SDK's debug log
 // names each request of the TypeScript and CLI samples, and curl, told to fail on an HTTP error, must print JSON.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CURL_LABEL, curlSample, operationsOf, parametersOf, serverOf } from "../../scripts/reference-spec.mjs";
+import { CURL_LABEL, operationsOf, parametersOf, referenceSamples, serverOf } from "../../scripts/reference-spec.mjs";
+import { generatedSamples } from "../../scripts/samples.mjs";
 import { OrgAgent } from "../../src/index.js";
 import { root } from "../cli/support.js";
 import { describeRun, startExampleWorld, type ExampleLanguage, type ExampleWorld } from "./example-runner.js";
@@ -17,10 +20,10 @@ const operations = operationsOf(spec).map(([path, method, operation]) => ({
   method,
   operationId: operation.operationId as string,
   parameters: parametersOf(spec, path, method),
-  samples: [
-    ...(operation["x-codeSamples"] as { lang: string; label: string; source: string }[]),
-    { lang: "Shell", label: CURL_LABEL, source: curlSample(spec, path, method) },
-  ],
+  samples: referenceSamples(spec, path, method, operation),
+  generated: generatedSamples(spec, path, method)
+    .filter((sample) => sample.label !== CURL_LABEL)
+    .map((sample) => ({ ...sample, label: `${sample.label} (generated)` })),
 }));
 
 // curl as the samples use it, but failing on an HTTP error status with the body on stdout.
@@ -67,12 +70,12 @@ function withEmulatorValues(source: string): string {
   return text;
 }
 
-describe.each(operations)("the samples of $operationId", ({ operationId, method, path, samples }) => {
+describe.each(operations)("the samples of $operationId", ({ method, path, samples, generated }) => {
   test("cover TypeScript, the CLI and curl", () => {
     expect(samples.map(({ label }) => label)).toEqual(["TypeScript", "orgagent CLI", CURL_LABEL]);
   });
 
-  test.each(samples)("$label runs against the emulator and sends the operation", async ({ lang, label, source }) => {
+  test.each([...samples, ...generated])("$label runs against the emulator and sends the operation", async ({ lang, label, source }) => {
     const code = withEmulatorValues(source);
     for (const [example, value] of replacements) if (example !== value) expect(code).not.toContain(example);
     const language: ExampleLanguage = lang === "TypeScript" ? "typescript" : "shell";

@@ -1,6 +1,6 @@
 // Compiles code that lives only in memory (samples of the spec, examples of the docs) against the SDK's source, under
 // the repository's strict flags, the way a bundler-based user project resolves the package: "orgagent",
-// "orgagent/emulator" and "orgagent/report" are src/. Each piece of code is a virtual module; nothing is written.
+// "orgagent/emulator", "orgagent/report" and "orgagent/mcp" are src/. Each piece of code is a virtual module; nothing is written.
 import { join } from "node:path";
 import ts from "typescript";
 import { root } from "../cli/support.js";
@@ -20,7 +20,7 @@ export function compileVirtual(files: ReadonlyMap<string, string>): VirtualProgr
     ...options,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts") },
+    paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts"), "orgagent/mcp": entry("mcp/index.ts") },
     types: ["node"],
     noEmit: true,
   };

@@ -6,6 +6,7 @@ import { readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { expect, test } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 
@@ -51,7 +52,9 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
     expect(stdout).toMatch(/1\. Credits by model, last week[\s\S]*claude-sonnet-4-5/);
     expect(stdout).toMatch(/2\. Top users by credits[\s\S]*@acme-robotics\.com/);
     expect(stdout).toMatch(/3\. A session:\n {3}created sess_\w+ on build-box-eu-1: pending/);
-    expect(stdout).toMatch(/status: running\n {3}status: idle\n {3}reply \(assistant\):\n {5}Done:/);
+    // What the API shows of the work, then the reply through the emulator's shortcut, labelled as the emulator's.
+    expect(stdout).toMatch(/status: running\n {3}status: idle\n {3}idle: 2 messages, [\d,]+ tokens in, [\d,]+ out\. That is what the API tells: it lists no messages\.\n/);
+    expect(stdout).toMatch(/\n {3}The reply, read through the emulator's own shortcut, replyIdOf\(\) \(the real API has none\):\n {5}Done:/);
     // The report of the last 30 days, in the OS temp dir.
     const report = /4\. An analytics report of the last 30 days \(\S+ to \S+\):\n {3}(\S+\.html) \(\d+ kB\)/.exec(stdout)?.[1];
     expect(report && dirname(report)).toBe(tmpdir());
@@ -67,3 +70,54 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
   expect(await exited).toBe(0);
   expect(stderr).toBe("");
 });
+
+test("npm start on a port another program holds: which port, for which host, and how to pick others; exit 1", async () => {
+  const [bin, ...args] = startScript.split(/\s+/);
+  const hold = async (port = 0): Promise<Server> => {
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
+    return server;
+  };
+  const run = (port: number) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(join(root, "node_modules", ".bin", bin!), args, { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk) => (stdout += chunk));
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  // The API host's port taken; then a free API port whose next port, the app host's, is taken.
+  const api = await hold();
+  const apiPort = (api.address() as AddressInfo).port;
+  let app: Server | undefined;
+  let appPort = 0;
+  for (let tries = 0; !app && tries < 20; tries++) {
+    const probe = await hold();
+    appPort = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    app = await hold(appPort).catch(() => undefined);
+    if (app) {
+      // PORT = appPort - 1 must be free for this case: the app host's port is the one refused.
+      const free = await hold(appPort - 1).catch(() => undefined);
+      if (free) await new Promise((resolve) => free.close(resolve));
+      else {
+        await new Promise((resolve) => app!.close(resolve));
+        app = undefined;
+      }
+    }
+  }
+  try {
+    const [onApi, onApp] = await Promise.all([run(apiPort), run(appPort - 1)]);
+    expect(onApi).toMatchObject({ code: 1, stdout: "" });
+    expect(onApi.stderr).toBe(
+      `Port ${apiPort} on 127.0.0.1, for the API host, is in use: is another \`npm start\` running?\n` +
+        "The emulator listens on PORT (default 4000) and PORT+1. Pick others, `PORT=4100 npm start`, or free ones, `PORT=0 npm start`.\n",
+    );
+    expect(onApp.code).toBe(1);
+    expect(onApp.stderr).toMatch(new RegExp(`^Port ${appPort} on 127\\.0\\.0\\.1, for the app host, is in use`));
+    expect(onApi.stderr + onApp.stderr).not.toContain("EADDRINUSE");
+  } finally {
+    await Promise.all([api, app].map((server) => server && new Promise((resolve) => server.close(resolve))));
+  }
+}, 60_000);

@@ -62,9 +62,11 @@ const exportedNames = async (specifier: string, loader: "import" | "require") =>
 };
 
 describe("the tarball", () => {
-  test("holds the ESM and CJS builds with their declarations, the emulator, the report, the CLI and the bundled specs, nothing else", () => {
+  test("holds the ESM and CJS builds with their declarations, the emulator, the report, the MCP server, the CLI, the bundled specs and the guides, nothing else", () => {
     expect(specFiles).toEqual(expect.arrayContaining(["openapi.api.json", "openapi.app.json", "openapi.api.yaml"]));
-    const alwaysPacked = new Set(["package.json", "README.md", "LICENSE"]);
+    // The guides ship with the package, so that README.md's links work in node_modules too.
+    const guides = readdirSync(join(root, "docs")).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`);
+    const alwaysPacked = new Set(["package.json", "README.md", "LICENSE", "CHANGELOG.md", ...guides]);
     expect(project.packedFiles).toEqual(expect.arrayContaining([...alwaysPacked]));
     expect(project.packedFiles.filter((file) => !alwaysPacked.has(file))).toEqual(
       [
@@ -77,6 +79,13 @@ describe("the tarball", () => {
         "dist/index.d.cts",
         "dist/index.d.ts",
         "dist/index.js",
+        "dist/jq.js",
+        "dist/mcp/docs.json",
+        "dist/mcp/index.cjs",
+        "dist/mcp/index.d.cts",
+        "dist/mcp/index.d.ts",
+        "dist/mcp/index.js",
+        "dist/mcp/protocol.cjs",
         "dist/openapi.json",
         "dist/openapi.yaml",
         ...specFiles.filter((file) => file !== "openapi.json" && file !== "openapi.yaml").map((file) => `dist/${file}`),
@@ -89,7 +98,7 @@ describe("the tarball", () => {
     );
   });
 
-  test("needs no runtime dependency but openapi-fetch: the CLI carries commander and csv-parse, the report its charts", () => {
+  test("needs no runtime dependency but openapi-fetch: the CLI carries commander and csv-parse, the report its charts, the MCP server the MCP SDK", () => {
     const installed = JSON.parse(readFileSync(join(project.dir, "node_modules", "orgagent", "package.json"), "utf8"));
     expect(Object.keys(installed.dependencies)).toEqual(["openapi-fetch"]);
     const modules = readdirSync(join(project.dir, "node_modules")).filter((name) => !name.startsWith("."));
@@ -97,6 +106,8 @@ describe("the tarball", () => {
     expect(modules).not.toContain("csv-parse");
     expect(modules).not.toContain("linkedom");
     expect(modules).not.toContain("@observablehq");
+    expect(modules).not.toContain("@modelcontextprotocol");
+    expect(modules).not.toContain("zod");
   });
 
   test("publint reports nothing", async () => {
@@ -113,7 +124,7 @@ describe("the tarball", () => {
     const result = await checkPackage(pkg, { excludeEntrypoints: yamlFiles });
     if (!("problems" in result)) throw new Error("attw found no types at all");
     expect(Object.keys(result.entrypoints).sort()).toEqual(
-      [".", "./emulator", "./package.json", "./report", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
+      [".", "./emulator", "./mcp", "./package.json", "./report", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
     );
     expect(result.problems).toEqual([]);
   });
@@ -138,6 +149,39 @@ describe("a consumer project", () => {
     expect(source).toContain("writeAnalyticsReport");
     expect(await exportedNames("orgagent/report", "import")).toEqual(source);
     expect(await exportedNames("orgagent/report", "require")).toEqual(source);
+  });
+
+  test("imports orgagent/mcp with `import` and with `require()`; the other entries never load it", async () => {
+    const source = Object.keys(await import("../../src/mcp/index.js")).sort();
+    expect(source).toContain("createMcpServer");
+    expect(await exportedNames("orgagent/mcp", "import")).toEqual(source);
+    expect(await exportedNames("orgagent/mcp", "require")).toEqual(source);
+    // The other entries never load it: no import of the server's files or of the MCP SDK in their builds.
+    for (const file of ["index.js", "index.cjs", "emulator/index.js", "emulator/index.cjs", "report/index.js", "report/index.cjs"]) {
+      expect(readFileSync(join(project.dir, "node_modules", "orgagent", "dist", file), "utf8"), file).not.toMatch(/\bmcp\/|protocol\.cjs|@modelcontextprotocol/);
+    }
+  });
+
+  test("orgagent mcp answers an MCP client over stdio from the install, its run_code loading the package's own SDK", async () => {
+    const emulator = await startEmulator({ users: 20 });
+    try {
+      const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+      const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+      const env = { PATH: process.env.PATH ?? "", ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_API_KEY: emulator.keys.owner, ORGAGENT_DENO: join(root, "node_modules", "deno", "deno") };
+      const client = new Client({ name: "package-test", version: "1.0.0" });
+      await client.connect(new StdioClientTransport({ command: join(project.dir, "node_modules", ".bin", "orgagent"), args: ["mcp"], env, cwd: project.dir, stderr: "pipe" }));
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["getComputerByName", "run_code", "search_docs"]));
+        const answer = (await client.callTool({ name: "run_code", arguments: { code: `import { dateRange } from "orgagent"; export const run = async (client) => (await client.computers.getByName("build-box-eu-1")).name + " " + typeof dateRange.lastDays;` } })) as { content: { text: string }[] };
+        expect(answer.content[0]!.text).toBe('"build-box-eu-1 function"');
+        const docs = (await client.callTool({ name: "search_docs", arguments: { query: "Retry-After" } })) as { content: { text: string }[] };
+        expect(docs.content.some((block) => /\((README\.md|docs\/\w+\.md)\)/.test(block.text))).toBe(true);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await emulator.close();
+    }
   });
 
   test.each(["mts", "cts"])(

@@ -2,7 +2,9 @@
 // separately, through other endpoints or groupings where the API has them), the previous period is cut at the
 // first day with data and says so, the calls run concurrently, failures are clear and leave no file behind, and
 // the rendered page escapes what the API sends and can request nothing.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
@@ -134,7 +136,7 @@ describe("the figures add up against the API's answers", () => {
       sum(data, (r) => r.git_prs_created),
     ]);
     expect(p.daily.map((d) => d.commits)).toEqual(data.map((r) => r.git_commits));
-    expect(sum(p.byLanguage, (l) => l.files)).toBe(sum(data.flatMap((r) => r.by_language), (l) => l.count));
+    expect(sum(p.byLanguage, (l) => l.files)).toBe(sum(data.flatMap((r) => r.by_language), (l) => l.count ?? Number.NaN));
 
     expect(report.hooks.executions).toBe(sum(tools, (r) => r.hooks_invocations));
     expect(sum(report.hooks.byEvent, (e) => e.executions)).toBe(report.hooks.executions);
@@ -212,7 +214,6 @@ describe("fetching", () => {
       { startDate: range.endDate, endDate: range.startDate },
       { startDate: "2026-02-30", endDate: range.endDate },
       { startDate: day(0), endDate: day(0) },
-      { startDate: shift(FIRST_DATA_DAY, -1), endDate: range.endDate },
     ]) {
       await expect(buildAnalyticsReport(client({ fetch: counting }), bad)).rejects.toBeInstanceOf(ValidationError);
     }
@@ -268,6 +269,128 @@ describe("writing the file", () => {
     const before = readdirSync(dir).sort();
     await expect(writeFileAtomic(blocked, "text")).rejects.toThrow();
     expect(readdirSync(dir).sort()).toEqual(before);
+  });
+
+  test("a file replaced keeps its permissions (a 0600 report stays 0600); a new file gets the umask", async () => {
+    const kept = join(dir, "private.html");
+    writeFileSync(kept, "old");
+    chmodSync(kept, 0o600);
+    await writeFileAtomic(kept, "new");
+    expect([readFileSync(kept, "utf8"), statSync(kept).mode & 0o7777]).toEqual(["new", 0o600]);
+    chmodSync(kept, 0o640);
+    await writeFileAtomic(kept, "newer");
+    expect(statSync(kept).mode & 0o7777).toBe(0o640);
+    const created = join(dir, "created.html");
+    await writeFileAtomic(created, "first");
+    expect(statSync(created).mode & 0o7777).toBe(0o666 & ~process.umask());
+  });
+
+  test("a symbolic link is followed: the file it points to is replaced, with its permissions, and the link stays", async () => {
+    const archive = join(dir, "archive");
+    mkdirSync(archive);
+    const real = join(archive, "2026-11.html");
+    writeFileSync(real, "old");
+    chmodSync(real, 0o600);
+    const link = join(dir, "latest.html");
+    symlinkSync(real, link);
+    await writeFileAtomic(link, "new");
+    expect([lstatSync(link).isSymbolicLink(), readlinkSync(link), readFileSync(real, "utf8"), statSync(real).mode & 0o7777]).toEqual([true, real, "new", 0o600]);
+    expect(readdirSync(archive)).toEqual(["2026-11.html"]);
+
+    // A link to nothing is refused: nothing is created where it points, or beside it.
+    const dangling = join(dir, "dangling.html");
+    symlinkSync(join(archive, "missing.html"), dangling);
+    const before = readdirSync(dir).sort();
+    await expect(writeFileAtomic(dangling, "text")).rejects.toThrow("it is a symbolic link to a file that does not exist");
+    expect([readdirSync(dir).sort(), readdirSync(archive)]).toEqual([before, ["2026-11.html"]]);
+  });
+});
+
+describe("names the API chooses are data, never an object's own properties", () => {
+  // Model ids, client types, tools, languages and people named after Object.prototype's properties: valid strings.
+  const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"] as const;
+  const [first, second] = [day(2), day(1)];
+  let server: Server;
+  let base: string;
+
+  /** The five analytics answers for a range of `first` and `second`, every breakdown keyed by those names. */
+  function answer(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url!, "http://x");
+    const dates = [url.searchParams.get("startDate")!, url.searchParams.get("endDate")!].filter((d, i, all) => all.indexOf(d) === i);
+    const meta = { org_id: "org_1", start_date: dates[0], end_date: dates.at(-1) };
+    const rows = (make: (date: string, i: number) => object | object[]) => dates.flatMap((date, i) => make(date, i));
+    const send = (body: object) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+    switch (url.pathname) {
+      case "/api/v1/analytics/tokens":
+        // Day one: constructor 10, __proto__ 20, toString 30; day two: constructor 1, hasOwnProperty 2.
+        return send({ data: rows((date, i) => (i === 0 ? [[NAMES[0], 10], [NAMES[1], 20], [NAMES[2], 30]] : [[NAMES[0], 1], [NAMES[3], 2]]).map(([group_key, billable_tokens]) => ({ date, group_key, billable_tokens, input_tokens: 0, output_tokens: 0 }))), meta });
+      case "/api/v1/analytics/activity":
+        return send({
+          data: rows((date, i) => ({
+            date, daily_active_users: 3, weekly_active_users: 3, monthly_active_users: 3, sessions: 1, messages: 2, user_messages: 1,
+            daily_active_users_by_client: JSON.parse(i === 0 ? '{"constructor":1,"__proto__":2,"toString":3}' : '{"valueOf":4}'),
+          })),
+          meta,
+        });
+      case "/api/v1/analytics/tools":
+        return send({
+          data: rows((date) => ({
+            date, tool_calls: 11, by_tool: [{ tool: NAMES[0], invocations: 5 }, { tool: NAMES[1], invocations: 6 }], mcp_users_with_mcp: 1,
+            mcp_by_server: [{ server: NAMES[2], invocations: 1 }, { server: NAMES[1], invocations: 2 }], skills_invocations: 0, skills_by_name: [],
+            slash_commands_invocations: 0, slash_commands_by_name: [], hooks_invocations: 2, hooks_by_event: [{ event: NAMES[0], matcher: NAMES[1], command: NAMES[2], count: 2 }],
+            web_users: 0, autonomy_ratio_avg: 1, autonomy_ratio_p50: 1, autonomy_ratio_p90: 1, tool_calls_per_session_avg: 1, user_turns_per_session_avg: 1,
+            tool_autonomy_level_ratio: { auto_high: 1, auto_medium: 0, auto_low: 0, manual: 0 },
+          })),
+          meta,
+        });
+      case "/api/v1/analytics/productivity":
+        return send({ data: rows((date) => ({ date, files_created: 1, files_edited: 2, git_commits: 1, git_prs_created: 0, by_extension: [], by_language: [{ language: NAMES[1], count: 3 }, { language: NAMES[0], count: 4 }] })), meta });
+      case "/api/v1/analytics/users":
+        return send({
+          data: rows((date) =>
+            NAMES.map((name, n) => ({
+              user_id: name, user_email: `${name}@example.com`, date, tool_calls: 1, billable_tokens: n + (date === second ? 1 : 0), primary_model: NAMES[(n + 1) % NAMES.length], primary_model_tier: "standard",
+              files_created: 0, files_edited: 0, git_commits: 0, git_prs_created: 0, mcp_calls: 0, skill_calls: 0, slash_commands: 0, hooks: 0, sessions: 1,
+              messages: 1, user_messages: 1, assistant_messages: 0, autonomy_ratio: 1, delegation_level: "manual", languages: [],
+            })),
+          ),
+          meta: { ...meta, has_more: false, next_cursor: null },
+        });
+    }
+    res.writeHead(404).end();
+  }
+
+  beforeAll(async () => {
+    server = createServer(answer);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => server?.close(resolve)));
+
+  test("credits, clients, tools, servers, languages, hooks and people named like Object.prototype's properties add up", async () => {
+    const named = await buildAnalyticsReport(new OrgAgent({ baseUrl: base, apiKey: "oa-test-key-123456", maxRetries: 0, logLevel: "off" }), { startDate: first, endDate: second });
+    expect(named.credits.total).toBe(63);
+    expect(named.credits.byModel.map(({ model, credits }) => [model, credits])).toEqual([["toString", 30], ["__proto__", 20], ["constructor", 11], ["hasOwnProperty", 2]]);
+    expect(named.credits.daily.map((d) => ({ ...d.byModel }))).toEqual([
+      JSON.parse('{"constructor":10,"__proto__":20,"toString":30}'),
+      { constructor: 1, hasOwnProperty: 2 },
+    ]);
+    expect(named.credits.daily[1]!.byModel.toString).toBeUndefined();
+    expect(named.activity.byClient).toEqual([
+      { client: "valueOf", averageDailyActiveUsers: 2, peakDailyActiveUsers: 4 },
+      { client: "toString", averageDailyActiveUsers: 1.5, peakDailyActiveUsers: 3 },
+      { client: "__proto__", averageDailyActiveUsers: 1, peakDailyActiveUsers: 2 },
+      { client: "constructor", averageDailyActiveUsers: 0.5, peakDailyActiveUsers: 1 },
+    ]);
+    expect(named.tools.top.map(({ tool, calls }) => [tool, calls])).toEqual([["__proto__", 12], ["constructor", 10]]);
+    expect(named.tools.mcpServers.map(({ server, calls }) => [server, calls])).toEqual([["__proto__", 4], ["toString", 2]]);
+    expect(named.productivity.byLanguage.map(({ language, files }) => [language, files])).toEqual([["constructor", 8], ["__proto__", 6]]);
+    expect(named.hooks.byHook).toEqual([{ event: "constructor", matcher: "__proto__", command: "toString", executions: 4 }]);
+    expect(named.topUsers.top.map((user) => [user.userId, user.credits])).toEqual([["valueOf", 9], ["hasOwnProperty", 7], ["toString", 5], ["__proto__", 3], ["constructor", 1]]);
+
+    const html = renderReportHtml(named);
+    expect(html).not.toMatch(/NaN|undefined|\[object |function /);
+    for (const name of NAMES) expect(html).toContain(name);
   });
 });
 

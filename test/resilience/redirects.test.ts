@@ -194,7 +194,7 @@ describe("what a redirect keeps", () => {
     const server = await serve(() => ({ status: 302, headers: { location } }));
     const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(RedirectError);
-    expect(error.message).toContain("redirect to a URL with a user name or password in it (http://127.0.0.1:9/api/v0/computers/cmp_1)");
+    expect(error.message).toContain("redirect to a URL with a user name or password in it (http://***@127.0.0.1:9/api/v0/computers/cmp_1)");
     expect(error.message).not.toContain(hidden);
     expect(server.requests).toHaveLength(1);
   });

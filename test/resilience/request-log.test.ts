@@ -33,6 +33,17 @@ describe("at debug", () => {
       [200, undefined],
     ]);
   });
+
+  it("a response header named like Object.prototype's properties is logged like any other", async () => {
+    // A header name is server data: as a key of a plain object, `__proto__` would set the prototype and vanish.
+    const headers = JSON.parse('{"__proto__":"from-the-server","constructor":"c","toString":"t"}') as Record<string, string>;
+    const server = await scripted({ kind: "status", status: 503, headers });
+    const logger = captureLogger();
+    await clientOf(server, { logger, logLevel: "debug" }).computers.get("cmp_1");
+    const [failed] = details(logger.lines, `debug [orgagent] ← ${LABEL} `);
+    expect(failed.headers).toMatchObject({ constructor: "c", tostring: "t" });
+    expect(Object.getOwnPropertyDescriptor(failed.headers, "__proto__")?.value).toBe("from-the-server");
+  });
 });
 
 describe("at info", () => {

@@ -25,9 +25,9 @@ import {
   ValidationError,
   parseHookInput,
 } from "../../src/index.js";
-import { methods } from "./support/calls.js";
+import { callOperation, methods } from "./support/calls.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
-import { analyticsRange, operationObject, responseExample } from "../support/spec.js";
+import { operationObject, responseExample } from "../support/spec.js";
 
 const ERROR_CLASSES = {
   400: BadRequestError,
@@ -58,26 +58,10 @@ async function failure(client: OrgAgent, operationId: OperationId, status: Statu
 }
 
 type Options = { headers: Record<string, string>; maxRetries: number };
-const { startDate, endDate } = analyticsRange();
-// The same calls as support/calls.ts, with the request options passed through.
-const errorCalls: Record<OperationId, (c: OrgAgent, o: Options) => Promise<unknown>> = {
-  getAnalyticsTokens: (c, o) => c.analytics.tokens({ startDate, endDate }, o),
-  getAnalyticsTools: (c, o) => c.analytics.tools({ startDate, endDate }, o),
-  getAnalyticsActivity: (c, o) => c.analytics.activity({ startDate, endDate }, o),
-  getAnalyticsProductivity: (c, o) => c.analytics.productivity({ startDate, endDate }, o),
-  listAnalyticsUsers: async (c, o) => await c.analytics.users({ startDate, endDate }, o),
-  listReadinessReports: async (c, o) => await c.readiness.list({}, o),
-  listEnterpriseControlsHistory: async (c, o) => await c.enterpriseControls.history({}, o),
-  // A failed chunk is reported in `errors`, not thrown (see usage-limits.test.ts); call the operation directly.
-  setUserLimits: (c, o) => c.request("setUserLimits", { body: { users: [{ email: "maya@acme-robotics.example", limit: 1 }] } }, o),
-  createSession: (c, o) => c.sessions.create({ computerId: "cmp_1" }, o),
-  getSession: (c, o) => c.sessions.get("sess_1", {}, o),
-  sendSessionMessage: (c, o) => c.sessions.sendMessage("sess_1", { text: "hi" }, o),
-  getSessionMessage: (c, o) => c.sessions.getMessage("sess_1", "msg_1", {}, o),
-  getComputer: (c, o) => c.computers.get("cmp_1", o),
-  getComputerByName: (c, o) => c.computers.getByName("build-box-eu-1", o),
-  retryComputerInstallDeps: (c, o) => c.computers.retryInstallDeps("cmp_1", o),
-};
+// The calls of support/calls.ts (required parameters, from the spec's examples), with the request options passed through.
+const errorCalls = Object.fromEntries(
+  (Object.keys(operations) as OperationId[]).map((id) => [id, (c: OrgAgent, o: Options) => callOperation(c, id, false, o)]),
+) as Record<OperationId, (c: OrgAgent, o: Options) => Promise<unknown>>;
 
 describe("documented error responses from the Prism mock", () => {
   let client: OrgAgent;

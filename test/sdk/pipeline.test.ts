@@ -235,7 +235,10 @@ describe("plugins: the seam of a rate controller", () => {
     const server = await scripted(...Array(50).fill(tooMany));
     const plugin: RequestPlugin = { retry: () => ({ retry: true, delay: 20, counted: false }) };
     const error = await clientOn(server, { deadline: 150, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RateLimitError);
+    // Ended by the deadline either way: the last 429 when the next wait would pass it, or, on a loaded machine, an
+    // attempt cut short by it.
+    const byDeadline = error instanceof APIConnectionTimeoutError && error.limit === "deadline";
+    expect(error instanceof RateLimitError || byDeadline, String(error)).toBe(true);
     expect(server.requests.length).toBeGreaterThan(1);
     expect(server.requests.length).toBeLessThan(50);
   });

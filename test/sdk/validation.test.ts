@@ -69,7 +69,7 @@ describe("analytics dates", () => {
     it.each(["2026-02-30", "2026-13-01", "yesterday", "2026-1-5", ""])(
       "rejects the non-calendar date %j as startDate and as endDate",
       async (bad) => {
-        const allowed = ["YYYY-MM-DD", window.earliest, window.latest];
+        const allowed = ["YYYY-MM-DD", `up to ${window.latest} (yesterday, UTC)`];
         await expectRejected(() => call({ ...inside, startDate: bad }), "query.startDate", bad, allowed);
         await expectRejected(() => call({ ...inside, endDate: bad }), "query.endDate", bad, allowed);
       },
@@ -81,12 +81,14 @@ describe("analytics dates", () => {
       await expectRejected(() => call({ startDate, endDate }), "query.endDate", endDate, ["startDate", startDate]);
     });
 
-    it("rejects a date before the earliest and after yesterday (UTC)", async () => {
-      const early = addDays(window.earliest, -1);
+    it("rejects today and later (UTC); sends a date before the first data day, which has no rows but is a date", async () => {
       const today = addDays(window.latest, 1);
-      const allowed = [window.earliest, window.latest];
-      await expectRejected(() => call({ ...inside, startDate: early }), "query.startDate", early, allowed);
+      const allowed = [`a date up to ${window.latest} (yesterday, UTC)`];
       await expectRejected(() => call({ startDate: window.earliest, endDate: today }), "query.endDate", today, allowed);
+      await expectRejected(() => call({ startDate: today, endDate: today }), "query.startDate", today, allowed);
+      const early = addDays(window.earliest, -400);
+      await call({ startDate: early, endDate: addDays(window.earliest, -1) });
+      expect(server.requests.map((r) => r.query.get("startDate"))).toEqual([early]);
     });
 
     it("sends the boundary dates themselves: the earliest day to yesterday, and a one-day range", async () => {
@@ -101,7 +103,7 @@ describe("analytics dates", () => {
 });
 
 describe("the Gregorian calendar", () => {
-  // Every date here is outside the analytics window, so each is refused; the message tells which rule refused it.
+  // A day that exists and is not after yesterday is sent; any other is refused, and the message tells which rule refused it.
   it.each([
     ["2100-02-29", false], // divisible by 100: no leap year
     ["1900-02-29", false],
@@ -125,6 +127,10 @@ describe("the Gregorian calendar", () => {
     ["2025-01-00", false],
   ] as const)("%s is a real calendar date: %s", async (date, real) => {
     const error = await client.analytics.tokens({ startDate: date, endDate: date }).then(() => undefined, (e: unknown) => e);
+    if (real && date <= window.latest) {
+      expect([error, server.requests.length]).toEqual([undefined, 1]);
+      return;
+    }
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message.includes("a real calendar date")).toBe(!real);
     expect(server.requests).toHaveLength(0);

@@ -77,7 +77,7 @@ group("keywords", () => {
 
   it("a date rule without bounds says so", () => {
     const rule: FieldRule = { type: "string", format: "date", dateRange: {} };
-    expect(verdict(rule, "2026-02-30")).toContain("a real calendar date YYYY-MM-DD from any date to any date");
+    expect(verdict(rule, "2026-02-30")).toContain("a real calendar date YYYY-MM-DD up to any date");
     expect(verdict(rule, "2026-02-28")).toBeUndefined();
   });
 });
@@ -183,11 +183,17 @@ group("dates", () => {
     );
   });
 
+  it("firstDataDay says where data starts and bounds nothing: an earlier date passes", () => {
+    const rule = dateRule({ firstDataDay: "2026-01-14", latest: "yesterday" });
+    expect([dateVerdict(rule, "2026-01-13"), dateVerdict(rule, "1999-12-31")]).toEqual([undefined, undefined]);
+    expect(dateVerdict(rule, "2026-11-25")).toBe('x: "2026-11-25" is not allowed; expected a date up to 2026-11-24 (yesterday, UTC)');
+  });
+
   it("a fixed latest day is named as it is, with nothing after it", () => {
     const rule = dateRule({ earliest: "2026-01-01", latest: "2026-06-30" });
     expect(dateVerdict(rule, "2026-06-30")).toBeUndefined();
     expect(dateVerdict(rule, "2026-07-01")).toBe('x: "2026-07-01" is not allowed; expected a date from 2026-01-01 to 2026-06-30');
-    expect(dateVerdict(dateRule({ latest: "2026-06-30" }), "2026-07-01")).toMatch(/expected a date from any date to 2026-06-30$/);
+    expect(dateVerdict(dateRule({ latest: "2026-06-30" }), "2026-07-01")).toMatch(/expected a date up to 2026-06-30$/);
   });
 
   it("notBefore compares with the sibling it names, when that sibling is a real date", () => {

@@ -82,10 +82,10 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The analytics date window of the spec: earliest allowed day and yesterday (UTC). */
+/** The analytics date window of the spec: the first data day and yesterday (UTC). */
 export function analyticsWindow(now = new Date()): { earliest: string; latest: string } {
   const range = operations.getAnalyticsTokens.params.startDate.schema.dateRange;
-  const earliest = range.earliest;
+  const earliest = range.firstDataDay;
   if (range.latest !== "yesterday") throw new Error(`Unexpected latest bound ${range.latest}`);
   // Computed here rather than taken from src/, so a wrong "yesterday" in the SDK cannot hide.
   const latest = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
