@@ -205,9 +205,12 @@ export function limitsCommands(program: Command, context: Context): void {
         onProgress: (p) => progress(`limits: ${p.done} of ${p.total} entries, ${++chunks} of ${p.chunks} chunks`),
       })
       .finally(() => progress(undefined));
-    // Each rejected entry with the line it came from, as the text view gives it: `index` is its position among the
-    // entries sent, after later rows replaced earlier ones.
-    if (json) context.out.json({ ...result, errors: result.errors.map((error) => ({ ...error, line: lines[error.index] ?? null })) }, 2);
+    // Each rejected or superseded entry with the line it came from, as the text view gives it: `index` is its
+    // position among the file's rows.
+    if (json) {
+      const line = <T extends { index: number }>(entry: T) => ({ ...entry, line: lines[entry.index] ?? null });
+      context.out.json({ ...result, errors: result.errors.map(line), superseded: result.superseded.map(line) }, 2);
+    }
     else {
       const sent = entries.length - result.superseded.length;
       const replaced = result.superseded.length;

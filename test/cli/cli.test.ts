@@ -423,7 +423,7 @@ describe("limits set", () => {
     });
   });
 
-  test("--json: each rejected entry carries the line it came from, besides its position among the entries sent", async () => {
+  test("--json: each rejected or superseded entry carries the line it came from, besides its position among the rows", async () => {
     const [a] = emulator.org.users;
     const file = writeFile(dir, "json-errors.csv", `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`);
     const { code, stdout } = await orgagent(["limits", "set", "--file", file, "--json"]);
@@ -431,9 +431,11 @@ describe("limits set", () => {
     expect(JSON.parse(stdout)).toEqual({
       updated: [{ email: a!.email, limit: 10 }],
       errors: [
-        { email: "GHOST@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 0, line: 5 },
-        { email: "other-ghost@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 2, line: 6 },
+        { email: "GHOST@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 2, line: 5 },
+        { email: "other-ghost@acme-robotics.com", error: "No user with this e-mail in the organization.", index: 3, line: 6 },
       ],
+      superseded: [{ email: "ghost@acme-robotics.com", limit: 1, index: 0, by: 2, line: 2 }],
+      throttled: 0,
     });
   });
 
