@@ -63,10 +63,14 @@ function sharedEntries(output) {
     setup(build) {
       const format = build.initialOptions.format === "cjs" ? "cjs" : "esm";
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
-        const source = relative(root, resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts"))).split(sep).join("/");
+        const source = relative(root, resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts")))
+          .split(sep)
+          .join("/");
         const target = SHARED[source]?.[format];
         if (!target || args.kind === "entry-point") return undefined;
-        const path = relative(dirname(join(dist, output)), join(dist, target)).split(sep).join("/");
+        const path = relative(dirname(join(dist, output)), join(dist, target))
+          .split(sep)
+          .join("/");
         return { path: path.startsWith(".") ? path : `./${path}`, external: true };
       });
     },
@@ -139,7 +143,10 @@ if (has("src/report/index.ts")) {
   await build({ ...report, external: [/^\.\.\/index\.js$/], dts: { only: true, compilerOptions: { noEmit: false, declaration: true } } });
   // rollup writes the external import relative to the source's place (src/report/ → '../../index.js'): point it
   // at dist/index.d.ts, and the CJS declarations at dist/index.d.cts.
-  for (const [file, sdk] of [["index.d.ts", "../index.js"], ["index.d.cts", "../index.cjs"]]) {
+  for (const [file, sdk] of [
+    ["index.d.ts", "../index.js"],
+    ["index.d.cts", "../index.cjs"],
+  ]) {
     const path = join(dist, "report", file);
     const declarations = readFileSync(path, "utf8");
     if (!declarations.includes("'../../index.js'")) throw new Error(`${path}: expected imports of '../../index.js'`);
@@ -153,12 +160,36 @@ if (has("src/mcp/index.ts")) {
   // the package does not install it. Until the SDK exports a generic call by operationId, the server carries its own
   // copy of the SDK's request core (src/mcp/sdk-adapter.ts). `shims` gives the CJS build an import.meta.url: the
   // server finds dist/index.js (the sandbox's SDK) and docs.json beside itself.
-  await build({ ...common, entry: { "mcp/protocol": "src/mcp/protocol.ts" }, format: ["cjs"], platform: "node", minify: true, dts: false, clean: false });
-  const mcp = { ...common, entry: { "mcp/index": "src/mcp/index.ts" }, format: ["esm", "cjs"], platform: "node", shims: true, clean: false };
+  await build({
+    ...common,
+    entry: { "mcp/protocol": "src/mcp/protocol.ts" },
+    format: ["cjs"],
+    platform: "node",
+    minify: true,
+    dts: false,
+    clean: false,
+  });
+  const mcp = {
+    ...common,
+    entry: { "mcp/index": "src/mcp/index.ts" },
+    format: ["esm", "cjs"],
+    platform: "node",
+    shims: true,
+    clean: false,
+  };
   await build({ ...mcp, esbuildPlugins: [sharedEntries("mcp/index")], dts: { compilerOptions: { noEmit: false, declaration: true } } });
   withBabelInterop(join(dist, "mcp", "index.cjs"));
-  const guides = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
-  writeFileSync(join(dist, "mcp", "docs.json"), JSON.stringify(guides.map((path) => ({ path, text: readFileSync(join(root, path), "utf8") }))));
+  const guides = [
+    "README.md",
+    ...readdirSync(join(root, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
+  writeFileSync(
+    join(dist, "mcp", "docs.json"),
+    JSON.stringify(guides.map((path) => ({ path, text: readFileSync(join(root, path), "utf8") }))),
+  );
 }
 
 if (has("src/cli.ts")) {
@@ -181,7 +212,10 @@ if (has("src/cli.ts")) {
   const jqWasm = join(root, "node_modules", "jq-wasm");
   const { version } = JSON.parse(readFileSync(join(jqWasm, "package.json"), "utf8"));
   const license = readFileSync(join(jqWasm, "LICENSE"), "utf8").trim().replace(/^/gm, "// ");
-  writeFileSync(join(dist, "jq.js"), `// jq-wasm ${version} (jq compiled to WebAssembly), dist/inline.mjs as published.\n${license}\n${readFileSync(join(jqWasm, "dist", "inline.mjs"), "utf8")}`);
+  writeFileSync(
+    join(dist, "jq.js"),
+    `// jq-wasm ${version} (jq compiled to WebAssembly), dist/inline.mjs as published.\n${license}\n${readFileSync(join(jqWasm, "dist", "inline.mjs"), "utf8")}`,
+  );
 }
 
 const specFiles = readdirSync(join(root, "generated")).filter((file) => /^openapi(\.\w+)?\.(json|yaml)$/.test(file));

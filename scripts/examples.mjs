@@ -34,7 +34,8 @@ export function buildExamples(spec) {
     const paging = operation["x-pagination"];
     if (paging?.nextCursor) {
       const cursor = schemaAt(spec, media.schema, paging.nextCursor);
-      entry.nextCursorNullable = [cursor?.type].flat().includes("null") || Boolean(cursor?.anyOf?.some((v) => deref(spec, v).type === "null"));
+      entry.nextCursorNullable =
+        [cursor?.type].flat().includes("null") || Boolean(cursor?.anyOf?.some((v) => deref(spec, v).type === "null"));
     }
     table[operation.operationId] = entry;
   }

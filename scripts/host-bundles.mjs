@@ -58,9 +58,7 @@ export function splitByHost(spec) {
     const used = reachableRefs(spec, [paths, webhooks]);
     const components = {};
     for (const [kind, entries] of Object.entries(spec.components ?? {})) {
-      const kept = Object.entries(entries).filter(
-        ([entry]) => kind === "securitySchemes" || used.has(`#/components/${kind}/${entry}`),
-      );
+      const kept = Object.entries(entries).filter(([entry]) => kind === "securitySchemes" || used.has(`#/components/${kind}/${entry}`));
       if (kept.length) components[kind] = Object.fromEntries(kept);
     }
     const operations = [paths, webhooks ?? {}].flatMap((items) =>

@@ -67,7 +67,7 @@ function toolDescription(op) {
 
 export function buildMcpTools(spec) {
   const tools = {};
-  for (const [path, rawItem] of Object.entries(spec.paths)) {
+  for (const rawItem of Object.values(spec.paths)) {
     const item = deref(spec, rawItem);
     for (const method of METHODS) {
       const op = item[method];
@@ -79,7 +79,10 @@ export function buildMcpTools(spec) {
       for (const raw of [...(item.parameters ?? []), ...(op.parameters ?? [])]) {
         const param = deref(spec, raw);
         if (param.in !== "path" && param.in !== "query") continue; // headers and cookies: the SDK sets its own
-        properties[param.name] = { ...inputSchema(spec, param.schema, defs), ...(param.description ? { description: param.description.trim() } : {}) };
+        properties[param.name] = {
+          ...inputSchema(spec, param.schema, defs),
+          ...(param.description ? { description: param.description.trim() } : {}),
+        };
         if (param.required) required.push(param.name);
         args[param.name] = param.in;
       }
@@ -127,7 +130,12 @@ export function buildMcpTools(spec) {
         annotations: {
           title: op.summary?.trim() ?? op.operationId,
           readOnlyHint: read,
-          ...(read ? {} : { destructiveHint: method === "put" || method === "delete" || method === "patch", idempotentHint: method === "put" || method === "delete" }),
+          ...(read
+            ? {}
+            : {
+                destructiveHint: method === "put" || method === "delete" || method === "patch",
+                idempotentHint: method === "put" || method === "delete",
+              }),
         },
         arguments: args,
         ...(body ? { body } : {}),
@@ -175,18 +183,18 @@ export function renderMcpTools(tools, guide) {
     "  readonly title: string;",
     "  /** The operation's summary and description, and how a list pages. */",
     "  readonly description: string;",
-    "  readonly method: \"GET\" | \"PUT\" | \"POST\" | \"DELETE\" | \"PATCH\";",
+    '  readonly method: "GET" | "PUT" | "POST" | "DELETE" | "PATCH";',
     "  /** JSON Schema (2020-12) of the arguments, self-contained: every $ref inlined, recursive ones in `$defs`. */",
-    "  readonly inputSchema: { readonly type: \"object\"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[]; readonly [keyword: string]: unknown };",
+    '  readonly inputSchema: { readonly type: "object"; readonly properties: Readonly<Record<string, object>>; readonly required?: readonly string[]; readonly [keyword: string]: unknown };',
     "  readonly annotations: { readonly title: string; readonly readOnlyHint: boolean; readonly destructiveHint?: boolean; readonly idempotentHint?: boolean };",
     "  /** Where each argument goes. */",
-    "  readonly arguments: Readonly<Record<string, \"path\" | \"query\" | \"body\">>;",
+    '  readonly arguments: Readonly<Record<string, "path" | "query" | "body">>;',
     "  /** `fields`: the body's fields are arguments of their own; `whole`: the body is the argument `body`. */",
-    "  readonly body?: \"fields\" | \"whole\";",
+    '  readonly body?: "fields" | "whole";',
     "  /** The operation's `x-pagination`. */",
     "  readonly pagination?: { readonly items: string; readonly cursorParam: string; readonly limitParam?: string; readonly [key: string]: string | undefined };",
     "  /** A write's `x-effect`; `changes-data` when the spec names none. */",
-    "  readonly effect?: \"spends-credits\" | \"starts-work\" | \"changes-settings\" | \"changes-data\";",
+    '  readonly effect?: "spends-credits" | "starts-work" | "changes-settings" | "changes-data";',
     "}",
     "",
     "/** Every operation's tool, by operationId. */",

@@ -41,7 +41,8 @@ const acceptsUndefined = (type) =>
   (ts.isUnionTypeNode(type) && type.types.some(acceptsUndefined));
 const isComponents = (statement) => ts.isInterfaceDeclaration(statement) && statement.name.text === "components";
 /** The component groups (`schemas`, `parameters`, …) of the `components` interface that hold a type per name. */
-const groupsOf = (components) => components.members.filter((group) => group.name.text in PREFIX && group.type && ts.isTypeLiteralNode(group.type));
+const groupsOf = (components) =>
+  components.members.filter((group) => group.name.text in PREFIX && group.type && ts.isTypeLiteralNode(group.type));
 
 /** openapi-typescript's statements, with each component type declared under its root alias name. */
 export function nameComponentTypes(statements) {
@@ -76,16 +77,40 @@ export function nameComponentTypes(statements) {
         if (!groupsOf(statement).includes(group) || INLINED.has(group.name.text)) return renamed(group);
         // A new member, so its description stays with the alias (where hovers read it) and is not repeated here.
         const refs = group.type.members.map((member) =>
-          factory.createPropertySignature(member.modifiers, member.name, member.questionToken, factory.createTypeReferenceNode(aliasOf(group.name.text, member.name.text))),
+          factory.createPropertySignature(
+            member.modifiers,
+            member.name,
+            member.questionToken,
+            factory.createTypeReferenceNode(aliasOf(group.name.text, member.name.text)),
+          ),
         );
-        return factory.updatePropertySignature(group, group.modifiers, group.name, group.questionToken, factory.updateTypeLiteralNode(group.type, refs));
+        return factory.updatePropertySignature(
+          group,
+          group.modifiers,
+          group.name,
+          group.questionToken,
+          factory.updateTypeLiteralNode(group.type, refs),
+        );
       });
-      return factory.updateInterfaceDeclaration(statement, statement.modifiers, statement.name, statement.typeParameters, statement.heritageClauses, members);
+      return factory.updateInterfaceDeclaration(
+        statement,
+        statement.modifiers,
+        statement.name,
+        statement.typeParameters,
+        statement.heritageClauses,
+        members,
+      );
     }
     // rootTypes' `export type Session = components['schemas']['Session']` becomes `export type Session = { … }`.
     const target = ts.isTypeAliasDeclaration(statement) && componentRef(statement.type) ? declared.get(statement.name.text) : undefined;
     if (target && !INLINED.has(target.kind)) {
-      const alias = factory.updateTypeAliasDeclaration(statement, statement.modifiers, statement.name, statement.typeParameters, renamed(target.member.type));
+      const alias = factory.updateTypeAliasDeclaration(
+        statement,
+        statement.modifiers,
+        statement.name,
+        statement.typeParameters,
+        renamed(target.member.type),
+      );
       const comments = ts.getSyntheticLeadingComments(target.member);
       if (comments) ts.setSyntheticLeadingComments(alias, comments);
       return alias;

@@ -7,7 +7,7 @@
 // - Samples for every operation (scripts/samples.mjs): its hand-written TypeScript and CLI samples (`x-codeSamples`)
 //   where it has them, else generated ones (`client.<resource>.<method>`, `orgagent api`), and a generated curl
 //   sample. test/docs/reference-samples.e2e.ts runs each one against the emulator.
-import { LABELS, cliSample, curlSample, parametersOf, serverOf, typeScriptSample } from "./samples.mjs";
+import { LABELS, cliSample, curlSample, serverOf, typeScriptSample } from "./samples.mjs";
 import { deref } from "./spec-tables.mjs";
 
 export { curlSample, parametersOf, serverOf } from "./samples.mjs";

@@ -12,7 +12,8 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 const pascal = (name) => name.charAt(0).toUpperCase() + name.slice(1);
 const key = (name) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
-const refName = (node) => (typeof node?.$ref === "string" && node.$ref.startsWith("#/components/schemas/") ? node.$ref.slice(21) : undefined);
+const refName = (node) =>
+  typeof node?.$ref === "string" && node.$ref.startsWith("#/components/schemas/") ? node.$ref.slice(21) : undefined;
 
 /** The TypeScript type of a schema node: its component's name when it is one, else `fallback`. */
 function typeOf(node, fallback) {
@@ -72,10 +73,14 @@ function successSchema(spec, op) {
  */
 function mergedVariants(spec, variants) {
   const bodies = variants.map((variant) => deref(spec, variant));
-  const arrays = Object.keys(bodies[0].properties ?? {}).filter((name) => bodies.every((body) => deref(spec, body.properties?.[name])?.type === "array"));
+  const arrays = Object.keys(bodies[0].properties ?? {}).filter((name) =>
+    bodies.every((body) => deref(spec, body.properties?.[name])?.type === "array"),
+  );
   if (arrays.length !== 1) return variants.map((variant) => typeOf(variant, "unknown")).join(" | ");
   const [items] = arrays;
-  const itemTypes = variants.map((variant, i) => typeOf(deref(spec, bodies[i].properties[items]).items, `${typeOf(variant, "unknown")}[${JSON.stringify(items)}][number]`));
+  const itemTypes = variants.map((variant, i) =>
+    typeOf(deref(spec, bodies[i].properties[items]).items, `${typeOf(variant, "unknown")}[${JSON.stringify(items)}][number]`),
+  );
   return `Omit<${typeOf(variants[0], "unknown")}, ${JSON.stringify(items)}> & { ${key(items)}: Array<${itemTypes.join(" | ")}> }`;
 }
 
@@ -118,7 +123,10 @@ function renderMethod(spec, { path, op, sdk, params }) {
   if (query.length && bodyType) {
     objectArg = `params: ${queryType} & ${bodyType}`;
     const names = query.map((p) => key(p.name));
-    hubParams = { prelude: `const { ${names.join(", ")}, ...body } = params;`, parts: [pathPart, `query: { ${names.join(", ")} }`, "body"] };
+    hubParams = {
+      prelude: `const { ${names.join(", ")}, ...body } = params;`,
+      parts: [pathPart, `query: { ${names.join(", ")} }`, "body"],
+    };
   } else if (query.length) {
     objectArg = `query${optionalQuery ? "?" : ""}: ${queryType}`;
     hubParams = { parts: [pathPart, "query"] };
@@ -136,13 +144,16 @@ function renderMethod(spec, { path, op, sdk, params }) {
   // One overload per value of the parameter, one without it, and one for a value known only at run time.
   const title = deref(spec, response)?.title ?? `${pascal(name)}Response`;
   const variants = deref(spec, response).anyOf ?? deref(spec, response).oneOf;
-  types.push(`/** ${deref(spec, response).description?.trim().replace(/\s+/g, " ") ?? `The answer of ${id}.`} */\nexport type ${title} = ${mergedVariants(spec, variants)};`);
+  types.push(
+    `/** ${deref(spec, response).description?.trim().replace(/\s+/g, " ") ?? `The answer of ${id}.`} */\nexport type ${title} = ${mergedVariants(spec, variants)};`,
+  );
   const withValue = (value) => args.replace(`${queryType}`, `${queryType} & { ${key(byParam.param)}: ${JSON.stringify(value)} }`);
   // The whole doc on the first overload, the summary with what each other one is for.
   const brief = (what) => docComment({ summary: `${op.summary}: ${what}.` }, "  ", true);
   const overloads = [
     ...Object.entries(byParam.values).map(
-      ([value, schema], i) => `${i === 0 ? doc : brief(`with \`${byParam.param}: ${JSON.stringify(value)}\``)}\n  ${name}(${withValue(value)}): APIPromise<api.${schema}>;`,
+      ([value, schema], i) =>
+        `${i === 0 ? doc : brief(`with \`${byParam.param}: ${JSON.stringify(value)}\``)}\n  ${name}(${withValue(value)}): APIPromise<api.${schema}>;`,
     ),
     `${brief(`without \`${byParam.param}\``)}\n  ${name}(${args.replace(queryType, `${queryType} & { ${key(byParam.param)}?: undefined }`)}): APIPromise<api.${byParam.absent}>;`,
     `${brief(`\`${byParam.param}\` known only at run time: rows of either shape`)}\n  ${name}(${args}): APIPromise<${title}>;`,

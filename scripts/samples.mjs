@@ -37,7 +37,9 @@ function exampleCall(spec, path, method) {
   const parameters = parametersOf(spec, path, method);
   const cursor = operation["x-pagination"]?.cursorParam;
   const values = (where) =>
-    parameters.filter((p) => p.in === where && p.name !== cursor && exampleOf(spec, p) !== undefined).map((p) => [p.name, exampleOf(spec, p), p]);
+    parameters
+      .filter((p) => p.in === where && p.name !== cursor && exampleOf(spec, p) !== undefined)
+      .map((p) => [p.name, exampleOf(spec, p), p]);
   const media = deref(spec, operation.requestBody)?.content?.["application/json"];
   return { operation, pathValues: values("path"), query: values("query"), body: media ? exampleOf(spec, media) : undefined };
 }
@@ -67,7 +69,9 @@ function formatTs(value, indent, room) {
       : Array.isArray(v)
         ? `[${v.map(flat).join(", ")}]`
         : Object.keys(v).length
-          ? `{ ${Object.entries(v).map(([k, item]) => `${key(k)}: ${flat(item)}`).join(", ")} }`
+          ? `{ ${Object.entries(v)
+              .map(([k, item]) => `${key(k)}: ${flat(item)}`)
+              .join(", ")} }`
           : "{}";
   const line = flat(value);
   if (line.length <= room || value === null || typeof value !== "object") return line;
@@ -86,7 +90,14 @@ export function curlSample(spec, path, method) {
   const { operation, pathValues, query, body } = exampleCall(spec, path, method);
   let url = serverOf(spec, path).url + path;
   for (const [name, value] of pathValues) url = url.replace(`{${name}}`, encodeURIComponent(String(value)));
-  const words = [["curl", ...(query.length ? ["-G"] : []), ...(method === "get" || (method === "post" && body !== undefined) ? [] : ["-X", method.toUpperCase()]), url]];
+  const words = [
+    [
+      "curl",
+      ...(query.length ? ["-G"] : []),
+      ...(method === "get" || (method === "post" && body !== undefined) ? [] : ["-X", method.toUpperCase()]),
+      url,
+    ],
+  ];
   if ((operation.security ?? spec.security)?.length) words.push(["-H", '"Authorization: Bearer $ORGAGENT_API_KEY"']);
   for (const [name, value] of query) {
     const pair = `${name}=${value}`;
@@ -125,7 +136,12 @@ export function cliSample(spec, path, method) {
 export function typeScriptSample(spec, path, method) {
   const { operation, pathValues, query, body } = exampleCall(spec, path, method);
   const { resource, method: name, custom } = operation["x-sdk"];
-  const lines = ['import { OrgAgent } from "orgagent";', "", "// Reads ORGAGENT_API_KEY and ORGAGENT_BASE_URL.", "const client = new OrgAgent();"];
+  const lines = [
+    'import { OrgAgent } from "orgagent";',
+    "",
+    "// Reads ORGAGENT_API_KEY and ORGAGENT_BASE_URL.",
+    "const client = new OrgAgent();",
+  ];
   const paging = operation["x-pagination"];
   const response = successSchema(spec, operation);
   let callee;
@@ -141,8 +157,18 @@ export function typeScriptSample(spec, path, method) {
   } else {
     callee = `client.${resource}.${name}`;
     const signature = signatureOf(spec, path, operation);
-    const object = signature.object === "query" ? Object.fromEntries(query) : signature.object === "body" ? body : signature.object === "both" ? { ...Object.fromEntries(query), ...body } : undefined;
-    args = [...signature.pathNames.map((param) => pathValues.find(([p]) => p === param)?.[1]), ...(object !== undefined && (Object.keys(object).length || signature.objectRequired) ? [object] : [])];
+    const object =
+      signature.object === "query"
+        ? Object.fromEntries(query)
+        : signature.object === "body"
+          ? body
+          : signature.object === "both"
+            ? { ...Object.fromEntries(query), ...body }
+            : undefined;
+    args = [
+      ...signature.pathNames.map((param) => pathValues.find(([p]) => p === param)?.[1]),
+      ...(object !== undefined && (Object.keys(object).length || signature.objectRequired) ? [object] : []),
+    ];
   }
   // The call on one line when it fits; else its one object argument opened on that line; else an argument a line.
   const call = (before) => {
@@ -151,7 +177,10 @@ export function typeScriptSample(spec, path, method) {
     const oneLine = `${head}${args.map((arg) => literal(arg, "", Infinity)).join(", ")})`;
     if (oneLine.length <= WIDTH) return oneLine.slice(before.length);
     const last = args.at(-1);
-    const leading = args.slice(0, -1).map((arg) => literal(arg, "", Infinity)).join(", ");
+    const leading = args
+      .slice(0, -1)
+      .map((arg) => literal(arg, "", Infinity))
+      .join(", ");
     if (last !== null && typeof last === "object" && `${head}${leading}`.length < WIDTH - 2) {
       return `${head.slice(before.length)}${leading ? `${leading}, ` : ""}${formatTs(last, "", 0)})`;
     }

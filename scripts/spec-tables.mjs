@@ -1,9 +1,21 @@
 // Derives from the bundled spec the runtime tables the SDK needs, so src/ restates no fact of the spec:
 // each operation's method, path and host; the bounds of every parameter and body field; its paging rule.
 const RULE_KEYS = [
-  "type", "format", "pattern", "enum", "const", "default",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-  "minLength", "maxLength", "minItems", "maxItems", "required",
+  "type",
+  "format",
+  "pattern",
+  "enum",
+  "const",
+  "default",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "required",
 ];
 const METHODS = ["get", "put", "post", "delete", "patch"];
 
@@ -150,7 +162,9 @@ function flatColumns(spec, schema, prefix = "", depth = 0) {
   const columns = [];
   for (const [name, raw] of Object.entries(propertiesOf(spec, schema))) {
     // A nullable object (`anyOf: [object, null]`) is that object.
-    const branches = deref(spec, raw).anyOf?.map((branch) => deref(spec, branch)).filter((branch) => branch.type !== "null");
+    const branches = deref(spec, raw)
+      .anyOf?.map((branch) => deref(spec, branch))
+      .filter((branch) => branch.type !== "null");
     const field = branches?.length === 1 ? branches[0] : deref(spec, raw);
     const type = [field.type ?? (field.anyOf ? "any" : field.allOf ? "object" : undefined)].flat().find((t) => t !== "null");
     if (type === "object" && depth < 4) columns.push(...flatColumns(spec, field, `${prefix}${name}.`, depth + 1));

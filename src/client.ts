@@ -113,6 +113,7 @@ type Resources = { readonly [Name in keyof typeof RESOURCES]: InstanceType<(type
 // spec's `x-sdk`: declared here from the table above, set in the constructor.
 export interface OrgAgent extends Resources {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor sets every resource the interface declares
 export class OrgAgent {
   /**
    * The openapi-fetch client typed by the spec's paths; each path goes to the host that serves it, through the same
@@ -163,7 +164,9 @@ export class OrgAgent {
 
     const logLevel = options.logLevel ?? env(ENV.logLevel)?.toLowerCase() ?? "warn";
     if (!isLogLevel(logLevel)) {
-      throw new OrgAgentError(`Invalid logLevel ${JSON.stringify(logLevel)}: use ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)}.`);
+      throw new OrgAgentError(
+        `Invalid logLevel ${JSON.stringify(logLevel)}: use ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)}.`,
+      );
     }
     const secrets = credentialValues(options.headers);
     const log = new Log(logLevel, options.logger ?? console, () => (key.current ? [key.current, ...secrets] : secrets));

@@ -38,14 +38,18 @@ export const dateRange = {
 
   /** The `days` days ending yesterday (`lastDays(7)`: the past week, yesterday included). */
   lastDays(days: number, options?: DateRangeOptions): DateRange {
-    if (!Number.isSafeInteger(days)) throw new ValidationError("days", days, "a whole number of days, 1 or more", undefined, { rule: "type" });
+    if (!Number.isSafeInteger(days))
+      throw new ValidationError("days", days, "a whole number of days, 1 or more", undefined, { rule: "type" });
     if (days < 1) throw new ValidationError("days", days, "a whole number of days, 1 or more", undefined, { rule: "minimum", bound: 1 });
     const end = latest(options);
     // Compared as day numbers first: a huge `days` would be past the range a Date can format.
     const start = dayOf(end) - (days - 1);
     if (start < FIRST_DAY) {
       const most = dayOf(end) - FIRST_DAY + 1;
-      throw new ValidationError("days", days, `a whole number of days from 1 to ${most} (back to 0001-01-01)`, undefined, { rule: "maximum", bound: most });
+      throw new ValidationError("days", days, `a whole number of days from 1 to ${most} (back to 0001-01-01)`, undefined, {
+        rule: "maximum",
+        bound: most,
+      });
     }
     return { startDate: dateOf(start), endDate: end };
   },
@@ -65,12 +69,14 @@ export const dateRange = {
 };
 
 // The spec's latest day is "yesterday", by the clock: this stops compiling if the spec ever names a fixed day instead.
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time check, never read
 const LATEST: "yesterday" = bounds.latest;
 
 /** Yesterday (UTC) by the given clock: the latest day with data. */
 function latest(options?: DateRangeOptions): string {
   const given = options?.now;
   const now = given === undefined ? undefined : new Date(given);
-  if (now && Number.isNaN(now.getTime())) throw new ValidationError("now", given, "a valid Date or Unix milliseconds", undefined, { rule: "type" });
+  if (now && Number.isNaN(now.getTime()))
+    throw new ValidationError("now", given, "a valid Date or Unix milliseconds", undefined, { rule: "type" });
   return yesterdayUTC(now);
 }

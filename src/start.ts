@@ -79,12 +79,17 @@ async function main() {
   console.log(`  API host (baseUrl): ${emulator.baseUrl}`);
   console.log(`  app host (appUrl):  ${emulator.appUrl}`);
   console.log(`  demo key (owner):   ${emulator.keys.owner}   manager: ${emulator.keys.manager}   member: ${emulator.keys.member}`);
-  if (network.latency) console.log(`  latency:            ${network.latency.ms} ms + up to ${network.latency.jitter} ms of jitter on every answer`);
+  if (network.latency)
+    console.log(`  latency:            ${network.latency.ms} ms + up to ${network.latency.jitter} ms of jitter on every answer`);
   if (network.rateLimit) console.log(`  rate limit:         ${describeRateLimit(network.rateLimit)}`);
   console.log("");
   console.log("  Use it from a shell:");
-  console.log(`    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`);
-  console.log(`  Or from an AI assistant over MCP (docs/mcp.md): claude mcp add orgagent-emulator -e ORGAGENT_BASE_URL=${emulator.baseUrl} -e ORGAGENT_APP_URL=${emulator.appUrl} -e ORGAGENT_API_KEY=${emulator.keys.owner} -- npx tsx ${fileURLToPath(new URL("cli.ts", import.meta.url))} mcp`);
+  console.log(
+    `    export ORGAGENT_BASE_URL=${emulator.baseUrl} ORGAGENT_APP_URL=${emulator.appUrl} ORGAGENT_API_KEY=${emulator.keys.owner}`,
+  );
+  console.log(
+    `  Or from an AI assistant over MCP (docs/mcp.md): claude mcp add orgagent-emulator -e ORGAGENT_BASE_URL=${emulator.baseUrl} -e ORGAGENT_APP_URL=${emulator.appUrl} -e ORGAGENT_API_KEY=${emulator.keys.owner} -- npx tsx ${fileURLToPath(new URL("cli.ts", import.meta.url))} mcp`,
+  );
   console.log("");
 
   await tour(emulator);

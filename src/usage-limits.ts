@@ -8,7 +8,15 @@ import type * as api from "../generated/openapi.js";
 import { UsageLimits as GeneratedUsageLimits } from "../generated/resources.js";
 import { operations } from "../generated/spec-tables.js";
 import { InFlightCap } from "./core/concurrency.js";
-import { APIConnectionError, APIError, APIUserAbortError, OrgAgentError, RateLimitError, ValidationError, isRecord } from "./core/errors.js";
+import {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  OrgAgentError,
+  RateLimitError,
+  ValidationError,
+  isRecord,
+} from "./core/errors.js";
 import type { Hub } from "./core/hub.js";
 import { checkKnownKeys } from "./core/keys.js";
 import type { RequestBody, ResponseBody } from "./core/operation-types.js";
@@ -165,7 +173,8 @@ const usersRule = operations.setUserLimits.body.schema.properties.users;
 // An entry is sent with the spec's fields only: the `index` of an entry taken from a partial result (sent again, as
 // the docs suggest) is the SDK's bookkeeping, not the API's.
 const entryFields = Object.keys(usersRule.items?.properties ?? {});
-const bodyOf = (entry: Entry): Entry => Object.fromEntries(entryFields.filter((name) => name in entry).map((name) => [name, entry[name as keyof Entry]])) as Entry;
+const bodyOf = (entry: Entry): Entry =>
+  Object.fromEntries(entryFields.filter((name) => name in entry).map((name) => [name, entry[name as keyof Entry]])) as Entry;
 // Statuses that concern one chunk's content: the other chunks are still worth sending.
 const CHUNK_SPECIFIC_STATUS = new Set([400, 409, 413, 422]);
 /** Why a chunk that was waiting for its turn is not sent: an earlier chunk's failure stopped the job. */
@@ -192,7 +201,9 @@ interface Chunk {
  */
 export function lastEntryPerEmail(users: readonly api.UserLimitEntryInput[]): { deciding: number[]; superseded: SupersededEntry[] } {
   const lastOf = new Map<string, number>();
-  users.forEach(({ email }, index) => lastOf.set(email.toLowerCase(), index));
+  users.forEach(({ email }, index) => {
+    lastOf.set(email.toLowerCase(), index);
+  });
   const deciding: number[] = [];
   const superseded: SupersededEntry[] = [];
   users.forEach(({ email, limit }, index) => {
@@ -249,7 +260,16 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
     if (!onProgress || thrown) return;
     const { updated, errors } = outcomeOf(states[i]!, chunk, stop);
     try {
-      onProgress({ chunk: i, chunks: chunks.length, updated, errors, superseded: [...chunk.decides], done, total: users.length, throttled });
+      onProgress({
+        chunk: i,
+        chunks: chunks.length,
+        updated,
+        errors,
+        superseded: [...chunk.decides],
+        done,
+        total: users.length,
+        throttled,
+      });
     } catch (error) {
       // The caller's own code stopped the job, as an abort would: the chunks in flight finish, and the call rejects
       // with what was done, so nothing applied is lost to it.
@@ -261,7 +281,8 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
   const fail = (i: number, error: unknown) => {
     const state = states[i]!;
     if (error === STOPPED || (error instanceof APIUserAbortError && state.kind === "waiting")) states[i] = { kind: "notSent" };
-    else if (error instanceof APIUserAbortError) return; // in flight when aborted: it stays "sending"
+    else if (error instanceof APIUserAbortError)
+      return; // in flight when aborted: it stays "sending"
     else if (error instanceof OrgAgentError) {
       states[i] = { kind: "failed", error };
       // Auth, server or connection failures, or a throttle the job may not wait out, would fail the rest too.
@@ -301,7 +322,11 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
           calls.set(i, call);
           let answer: ResponseBody<"setUserLimits">;
           try {
-            answer = await hub.call("setUserLimits", { body: { users: entries.map(bodyOf) } }, { ...requestOptions, signal: call.signal, job });
+            answer = await hub.call(
+              "setUserLimits",
+              { body: { users: entries.map(bodyOf) } },
+              { ...requestOptions, signal: call.signal, job },
+            );
           } catch (error) {
             // Stopped by another chunk's failure before it was sent (again): not sent.
             if (call.signal.reason === STOPPED && states[i]!.kind === "waiting") throw STOPPED;
@@ -314,7 +339,9 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
           }
           // An error item the SDK cannot read leaves the chunk's outcome unknown, as an answer that is not JSON does.
           // (One naming no e-mail is kept, at position -1.)
-          const unreadable = answer.errors.findIndex((item: unknown) => !isRecord(item) || !["string", "undefined"].includes(typeof item.email));
+          const unreadable = answer.errors.findIndex(
+            (item: unknown) => !isRecord(item) || !["string", "undefined"].includes(typeof item.email),
+          );
           if (unreadable >= 0) {
             const why = `200: item ${unreadable} of \`errors\` cannot be read as an entry's error, so what was applied is unknown`;
             throw new APIError(200, new Headers(), answer, why);
@@ -404,7 +431,10 @@ function positionIn(entries: readonly Entry[], indexes: readonly number[]): (err
 
 /** A refusal (4xx other than 408), or a request that never left (a connection refused): nothing of the chunk was applied. */
 function surelyRefused(error: OrgAgentError): boolean {
-  return (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) || (error instanceof APIConnectionError && error.notSent);
+  return (
+    (error instanceof APIError && error.status >= 400 && error.status < 500 && error.status !== 408) ||
+    (error instanceof APIConnectionError && error.notSent)
+  );
 }
 
 /**

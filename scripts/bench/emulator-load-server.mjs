@@ -23,7 +23,8 @@ process.stdout.write(`${JSON.stringify({ baseUrl: emulator.baseUrl, key: emulato
 createInterface({ input: process.stdin })
   .on("line", (line) => {
     if (line === "reset") (longest = 0), (over50 = 0);
-    if (line === "stats") process.stdout.write(`${JSON.stringify({ longestBlockMs: Math.round(longest), blockedOver50Ms: Math.round(over50) })}\n`);
+    if (line === "stats")
+      process.stdout.write(`${JSON.stringify({ longestBlockMs: Math.round(longest), blockedOver50Ms: Math.round(over50) })}\n`);
   })
   .on("close", async () => {
     await emulator.close();

@@ -37,7 +37,9 @@ function get(path) {
     request(`${baseUrl}${path}`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
       let bytes = 0;
       res.on("data", (chunk) => (bytes += chunk.length));
-      res.on("end", () => (res.statusCode === 200 ? resolve([performance.now() - started, bytes]) : reject(new Error(`${path}: ${res.statusCode}`))));
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve([performance.now() - started, bytes]) : reject(new Error(`${path}: ${res.statusCode}`)),
+      );
     })
       .on("error", reject)
       .end();

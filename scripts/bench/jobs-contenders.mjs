@@ -35,7 +35,8 @@ async function patientFetch(fetchImpl, url, init) {
     const response = await fetchImpl(url, init);
     if (response.ok) return response.json();
     await response.arrayBuffer();
-    if (![429, 503].includes(response.status) || attempt >= MAX_ATTEMPTS) throw new Error(`${init?.method ?? "GET"} ${url}: ${response.status}`);
+    if (![429, 503].includes(response.status) || attempt >= MAX_ATTEMPTS)
+      throw new Error(`${init?.method ?? "GET"} ${url}: ${response.status}`);
     const seconds = Number(response.headers.get("retry-after"));
     await sleep(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000);
   }
@@ -81,7 +82,8 @@ async function chain(server, fetchImpl, query, run, onPage, send = patientFetch)
 /** The days of a range, as dates. */
 function daysOf({ startDate, endDate }) {
   const days = [];
-  for (let day = Date.parse(`${startDate}T00:00:00Z`); day <= Date.parse(`${endDate}T00:00:00Z`); day += DAY_MS) days.push(new Date(day).toISOString().slice(0, 10));
+  for (let day = Date.parse(`${startDate}T00:00:00Z`); day <= Date.parse(`${endDate}T00:00:00Z`); day += DAY_MS)
+    days.push(new Date(day).toISOString().slice(0, 10));
   return days;
 }
 
@@ -95,7 +97,9 @@ async function putChunks(server, fetchImpl, entries, run, send = patientFetch) {
   const chunks = [];
   for (let i = 0; i < entries.length; i += CHUNK) chunks.push(entries.slice(i, i + CHUNK));
   const applied = await Promise.all(
-    chunks.map((users) => run(() => send(fetchImpl, `${server.baseUrl}${LIMITS_PATH}`, { method: "PUT", headers, body: JSON.stringify({ users }) }))),
+    chunks.map((users) =>
+      run(() => send(fetchImpl, `${server.baseUrl}${LIMITS_PATH}`, { method: "PUT", headers, body: JSON.stringify({ users }) })),
+    ),
   );
   return applied.flatMap((answer) => answer.updated);
 }
@@ -122,11 +126,13 @@ async function timed(job) {
  * limiter per job as a user would (orgagent: one client for both).
  */
 export function contenders(OrgAgent, rateController) {
-  const sdk = (server, stats) => new OrgAgent({ baseUrl: server.baseUrl, apiKey: server.key, logLevel: "off", fetch: countingFetch(stats) });
+  const sdk = (server, stats) =>
+    new OrgAgent({ baseUrl: server.baseUrl, apiKey: server.key, logLevel: "off", fetch: countingFetch(stats) });
   const sdkExport = async (client, query) => {
     const keys = [];
     const run = await timed(async () => {
-      for await (const page of client.analytics.users(query, { concurrency: 8 }).pages()) for (const row of page.data) keys.push(rowKey(row));
+      for await (const page of client.analytics.users(query, { concurrency: 8 }).pages())
+        for (const row of page.data) keys.push(rowKey(row));
     });
     return { ...run, keys };
   };
@@ -138,9 +144,11 @@ export function contenders(OrgAgent, rateController) {
     // An aborted job says what it did in `partial`; every entry is in one of its lists (any list the result has).
     const outcome = result ?? run.error?.partial;
     const lists = outcome ? Object.values(outcome).filter(Array.isArray) : [];
-    const accounted = lists.flatMap((list) => list.map((e) => entryKey(e.index === undefined ? e : entries[e.index] ?? e)));
+    const accounted = lists.flatMap((list) => list.map((e) => entryKey(e.index === undefined ? e : (entries[e.index] ?? e))));
     // Not applied: in `errors`, `notSent` or `uncertain`, or superseded by an entry that is (its outcome is that one's).
-    const failed = new Set(lists.filter((list) => list !== outcome.updated && list !== outcome.superseded).flatMap((list) => list.map((e) => e.index)));
+    const failed = new Set(
+      lists.filter((list) => list !== outcome.updated && list !== outcome.superseded).flatMap((list) => list.map((e) => e.index)),
+    );
     const notApplied = outcome ? failed.size + (outcome.superseded ?? []).filter((e) => failed.has(e.by)).length : entries.length;
     return { ...run, accounted, notAppliedByJob: notApplied, throttled: outcome?.throttled };
   };
@@ -159,7 +167,18 @@ export function contenders(OrgAgent, rateController) {
         // A cursor chain per day, every request through one p-limit: what a user does to go faster.
         const limit = runner();
         const pages = new Map();
-        await Promise.all(daysOf(query).map((day) => chain(server, fetchImpl, { ...query, startDate: day, endDate: day }, limit, (page) => pages.set(day, [...(pages.get(day) ?? []), page]), send)));
+        await Promise.all(
+          daysOf(query).map((day) =>
+            chain(
+              server,
+              fetchImpl,
+              { ...query, startDate: day, endDate: day },
+              limit,
+              (page) => pages.set(day, [...(pages.get(day) ?? []), page]),
+              send,
+            ),
+          ),
+        );
         for (const day of daysOf(query)) for (const page of pages.get(day) ?? []) onPage(page);
       });
       return { ...run, keys };
@@ -171,7 +190,13 @@ export function contenders(OrgAgent, rateController) {
       });
       return { ...run, accounted: run.failed ? [] : updated.map(entryKey), notAppliedByJob: run.failed ? entries.length : 0 };
     };
-    return { name, concurrency, exportJob, limitsJob, both: async (server, query, entries, stats) => Promise.all([exportJob(server, query, stats), limitsJob(server, entries, stats)]) };
+    return {
+      name,
+      concurrency,
+      exportJob,
+      limitsJob,
+      both: async (server, query, entries, stats) => Promise.all([exportJob(server, query, stats), limitsJob(server, entries, stats)]),
+    };
   };
 
   return [

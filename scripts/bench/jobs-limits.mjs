@@ -40,7 +40,8 @@ export async function measureLimits({ OrgAgent, server, check, repeats, concurre
   const runs = [];
   for (const concurrency of [1, ...concurrencies]) {
     const samples = [];
-    for (let r = 0; r < (concurrency > 1 ? repeats : 1); r++) samples.push(await limitsJob(OrgAgent, server, server.emails, concurrency, (f, n) => check("limits", f, n)));
+    for (let r = 0; r < (concurrency > 1 ? repeats : 1); r++)
+      samples.push(await limitsJob(OrgAgent, server, server.emails, concurrency, (f, n) => check("limits", f, n)));
     const mid = samples.find((s) => s.seconds === median(samples.map((x) => x.seconds))) ?? samples[0];
     runs.push({
       name: concurrency === 1 ? "orgagent, chunks one after another" : `orgagent, concurrency ${concurrency}`,

@@ -31,4 +31,4 @@ for await (const page of client.analytics.users(query, { concurrency }).pages())
   rows += page.data.length;
   if (++pages % 10 === 0) livePeak = Math.max(livePeak, (await settledHeap()) - baseline);
 }
-process.stdout.write(JSON.stringify({ concurrency, pages, rows, livePeak, ms: performance.now() - started }) + "\n");
+process.stdout.write(`${JSON.stringify({ concurrency, pages, rows, livePeak, ms: performance.now() - started })}\n`);

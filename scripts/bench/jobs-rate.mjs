@@ -53,13 +53,19 @@ export async function measureRateStyles({ OrgAgent, rateController, servers, set
   const referenceRows = new Set(keys);
 
   const all = contenders(OrgAgent, rateController).filter(
-    (c) => (!contenderNames || contenderNames.includes(c.name)) && (!contenderFilter || contenderFilter.some((word) => c.name.includes(word))),
+    (c) =>
+      (!contenderNames || contenderNames.includes(c.name)) && (!contenderFilter || contenderFilter.some((word) => c.name.includes(word))),
   );
   const runs = [];
   for (const style of styles) {
     const name = `rate-${style}`;
     step(`under ${rate} req/s, style ${style}: ${all.map((c) => c.name).join("; ")}`);
-    const server = await servers.start(name, { latency: { ms: latencyMs }, users: people, emails: true, rateLimit: { requestsPerSecond: rate, style } });
+    const server = await servers.start(name, {
+      latency: { ms: latencyMs },
+      users: people,
+      emails: true,
+      rateLimit: { requestsPerSecond: rate, style },
+    });
     try {
       for (const contender of all) {
         const bound = (concurrency) => Math.min(rate, concurrency / (latencyMs / 1000));
@@ -93,7 +99,9 @@ export async function measureRateStyles({ OrgAgent, rateController, servers, set
           };
           if (exported) Object.assign(run, compareRows(referenceRows, exported.keys));
           if (limited) {
-            Object.assign(run, checkLimits(entries, limited, await servers.limitsOf(name), stats), { notAppliedByJob: limited.notAppliedByJob });
+            Object.assign(run, checkLimits(entries, limited, await servers.limitsOf(name), stats), {
+              notAppliedByJob: limited.notAppliedByJob,
+            });
           }
           runs.push(run);
         }

@@ -30,11 +30,24 @@ export async function measureSmallJobs({ OrgAgent, rateController, servers, sett
           const entries = entriesFor(Array.from({ length: roundsOver }, () => people).flat());
           const stats = newStats();
           const job = await contender.limitsJob(server, entries, stats);
-          samples.push({ seconds: job.seconds, failed: job.failed, ...checkLimits(entries, job, await servers.limitsOf(name), stats), requests: stats.statuses.get(200) ?? 0 });
+          samples.push({
+            seconds: job.seconds,
+            failed: job.failed,
+            ...checkLimits(entries, job, await servers.limitsOf(name), stats),
+            requests: stats.statuses.get(200) ?? 0,
+          });
         }
         const mid = samples.find((s) => s.seconds === median(samples.map((x) => x.seconds))) ?? samples[0];
         const trips = mid.seconds / (latencyMs / 1000);
-        runs.push({ case: what, contender: contender.name, ...mid, secondsAll: samples.map((s) => s.seconds), trips, boundTrips, toBound: trips / boundTrips });
+        runs.push({
+          case: what,
+          contender: contender.name,
+          ...mid,
+          secondsAll: samples.map((s) => s.seconds),
+          trips,
+          boundTrips,
+          toBound: trips / boundTrips,
+        });
       }
     }
   } finally {

@@ -56,9 +56,27 @@ const MEMORY_NOISE_FLOOR = 1 * MB;
  * lost or duplicated fail at the first one.
  */
 const TARGETS = [
-  { what: "export, concurrency 8 × faster than the cursor loop", target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.export, 8).speedup },
-  { what: "export, concurrency 8 ÷ ideal (pages × latency ÷ 8)", target: 1.3, fail: quick ? 3 : 2, higherIsBetter: false, value: (r) => run(r.export, 8).toIdeal },
-  { what: `${SETTINGS.people.toLocaleString("en-US")} limits, concurrency 8 × faster than chunks one after another`, target: 6, fail: quick ? 2.5 : 3, higherIsBetter: true, value: (r) => run(r.limits, 8).speedup },
+  {
+    what: "export, concurrency 8 × faster than the cursor loop",
+    target: 6,
+    fail: quick ? 2.5 : 3,
+    higherIsBetter: true,
+    value: (r) => run(r.export, 8).speedup,
+  },
+  {
+    what: "export, concurrency 8 ÷ ideal (pages × latency ÷ 8)",
+    target: 1.3,
+    fail: quick ? 3 : 2,
+    higherIsBetter: false,
+    value: (r) => run(r.export, 8).toIdeal,
+  },
+  {
+    what: `${SETTINGS.people.toLocaleString("en-US")} limits, concurrency 8 × faster than chunks one after another`,
+    target: 6,
+    fail: quick ? 2.5 : 3,
+    higherIsBetter: true,
+    value: (r) => run(r.limits, 8).speedup,
+  },
   ...styles.flatMap((style) =>
     RATE_SETTINGS.jobs.map((job) => ({
       what: `orgagent under ${RATE} req/s, ${style}, ${job === "both" ? "both jobs at once" : `${job} alone`}: fraction of the bound`,
@@ -75,14 +93,30 @@ const TARGETS = [
     higherIsBetter: false,
     value: (r) => r.small.runs.find((x) => x.case.endsWith(people) && x.contender.startsWith("orgagent")).toBound,
   })),
-  { what: "failed calls or jobs, every orgagent job", target: 0, fail: 0, higherIsBetter: false, value: (r) => sdkJobs(r).reduce((n, j) => n + j.failed, 0) },
-  { what: "rows or entries lost or duplicated, every job", target: 0, fail: 0, higherIsBetter: false, value: (r) => jobs(r).reduce((n, j) => n + (j.lost ?? 0) + (j.duplicated ?? 0) + (j.foreign ?? 0) + (j.notApplied ?? 0), 0) },
+  {
+    what: "failed calls or jobs, every orgagent job",
+    target: 0,
+    fail: 0,
+    higherIsBetter: false,
+    value: (r) => sdkJobs(r).reduce((n, j) => n + j.failed, 0),
+  },
+  {
+    what: "rows or entries lost or duplicated, every job",
+    target: 0,
+    fail: 0,
+    higherIsBetter: false,
+    value: (r) => jobs(r).reduce((n, j) => n + (j.lost ?? 0) + (j.duplicated ?? 0) + (j.foreign ?? 0) + (j.notApplied ?? 0), 0),
+  },
   {
     what: "entries unaccounted for or accounted twice, PUT bodies applied twice, every job",
     target: 0,
     fail: 0,
     higherIsBetter: false,
-    value: (r) => [...runsOf(r.rate), ...runsOf(r.small)].reduce((n, j) => n + (j.unaccounted ?? 0) + (j.accountedTwice ?? 0) + (j.appliedTwice ?? 0), 0),
+    value: (r) =>
+      [...runsOf(r.rate), ...runsOf(r.small)].reduce(
+        (n, j) => n + (j.unaccounted ?? 0) + (j.accountedTwice ?? 0) + (j.appliedTwice ?? 0),
+        0,
+      ),
   },
   {
     what: "orgagent: limits not in the final state (given up, or left by an earlier entry), every job",
@@ -91,7 +125,13 @@ const TARGETS = [
     higherIsBetter: false,
     value: (r) => orgagent([...runsOf(r.rate), ...runsOf(r.small)]).reduce((n, j) => n + (j.finalStateWrong ?? 0), 0),
   },
-  { what: "export live heap peak, 16 windows ÷ one chain (1 MB floor)", target: 2, fail: 4, higherIsBetter: false, value: (r) => r.memory.ratio },
+  {
+    what: "export live heap peak, 16 windows ÷ one chain (1 MB floor)",
+    target: 2,
+    fail: 4,
+    higherIsBetter: false,
+    value: (r) => r.memory.ratio,
+  },
 ];
 const run = (section, concurrency) => section.runs.find((r) => r.concurrency === concurrency && r.name.startsWith("orgagent"));
 const rateRun = (r, style, job) => r.rate.runs.find((x) => x.style === style && x.job === job && x.contender.startsWith("orgagent"));
@@ -105,9 +145,13 @@ const exec = promisify(execFile);
 
 /** Starts jobs-server.mjs with emulators of these configurations; resolves to their URLs and a way to ask them. */
 async function startServers(emulatorBundle, configs) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("jobs-server.mjs", import.meta.url)), emulatorBundle, JSON.stringify(configs)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL("jobs-server.mjs", import.meta.url)), emulatorBundle, JSON.stringify(configs)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: child.stdout });
   const next = () => new Promise((resolve) => lines.once("line", (line) => resolve(JSON.parse(line))));
   const exited = new Promise((_, reject) => child.once("exit", (code) => reject(new Error(`jobs server exited (${code})`))));
@@ -191,7 +235,12 @@ async function main() {
     results = {
       date: new Date().toISOString(),
       mode: quick ? "quick" : "full",
-      machine: { node: process.version, platform: `${process.platform} ${process.arch}`, cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length },
+      machine: {
+        node: process.version,
+        platform: `${process.platform} ${process.arch}`,
+        cpu: cpus()[0]?.model ?? "unknown",
+        cores: cpus().length,
+      },
       settings: { ...SETTINGS, latencyMs: LATENCY_MS, rate: RATE, query, rateLimits: RATE_SETTINGS, small: SMALL_SETTINGS },
       export: exportResult,
       limits: limitsResult,
@@ -220,7 +269,7 @@ async function main() {
 
   const markdown = render(results);
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(`${outDir}jobs.json`, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(`${outDir}jobs.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(`${outDir}jobs.md`, markdown);
   process.stdout.write(markdown);
   process.stderr.write(`bench:jobs: wrote dist/bench/jobs.{json,md} in ${results.seconds.toFixed(0)} s\n`);
@@ -239,11 +288,15 @@ function renderRate(r) {
   const contenderNames = [...new Set(rate.runs.map((x) => x.contender))];
   const styleNames = [...new Set(rate.runs.map((x) => x.style))];
   const cell = (style, contender) =>
-    settings.rateLimits.jobs.map((job) => fmt(rate.runs.find((x) => x.style === style && x.contender === contender && x.job === job)?.fraction, 2)).join(" / ");
+    settings.rateLimits.jobs
+      .map((job) => fmt(rate.runs.find((x) => x.style === style && x.contender === contender && x.job === job)?.fraction, 2))
+      .join(" / ");
   const checks = (x) =>
     [
       x.lost === undefined ? "–" : `${x.lost}/${x.duplicated}/${x.foreign}`,
-      x.unaccounted === undefined ? "–" : `${x.unaccounted}/${x.accountedTwice}/${x.notAppliedByJob}/${x.finalStateWrong}/${x.appliedTwice}`,
+      x.unaccounted === undefined
+        ? "–"
+        : `${x.unaccounted}/${x.accountedTwice}/${x.notAppliedByJob}/${x.finalStateWrong}/${x.appliedTwice}`,
     ].join(" | ");
   return [
     `**Under a rate limit of ${settings.rate} requests per second per key, every style** (an organization of ${count(rate.entries)} people: ` +
@@ -251,14 +304,28 @@ function renderRate(r) {
       `Each figure is a fraction of the physical bound: requests answered 200 per second ÷ min(${settings.rate}, concurrency ÷ ${settings.latencyMs} ms), ` +
       `the allowed rate counted without any burst. Cells: ${settings.rateLimits.jobs.map((job) => (job === "both" ? "both jobs at once on one key (concurrency counted for both)" : `${job} alone`)).join(" / ")}.`,
     "",
-    table(["style", ...contenderNames], styleNames.map((style) => [style, ...contenderNames.map((c) => cell(style, c))])),
+    table(
+      ["style", ...contenderNames],
+      styleNames.map((style) => [style, ...contenderNames.map((c) => cell(style, c))]),
+    ),
     "",
     "Every run. Rows: lost / duplicated / foreign against a reference export. Entries: unaccounted for / accounted twice / " +
       "reported not applied / not in the server's final state / PUT bodies applied twice.",
     "",
     table(
       ["style", "contender", "job", "seconds", "answered", "refused (429/503)", "req/s", "÷ bound", "failed", "rows", "entries"],
-      rate.runs.map((x) => [x.style, x.contender, x.job, fmt(x.seconds, 2), count(x.answered), count(x.refused), fmt(x.achieved, 1), fmt(x.fraction, 2), String(x.failed), checks(x)]),
+      rate.runs.map((x) => [
+        x.style,
+        x.contender,
+        x.job,
+        fmt(x.seconds, 2),
+        count(x.answered),
+        count(x.refused),
+        fmt(x.achieved, 1),
+        fmt(x.fraction, 2),
+        String(x.failed),
+        checks(x),
+      ]),
     ),
     "",
   ];
@@ -273,8 +340,32 @@ function renderSmall(r) {
       "Final state wrong: people whose limit is not their last entry's.",
     "",
     table(
-      ["entries for", "contender", "requests", "seconds", "round trips", "bound", "÷ bound", "failed", "unaccounted / twice", "final state wrong", "applied twice"],
-      small.runs.map((x) => [x.case, x.contender, String(x.requests), fmt(x.seconds, 2), fmt(x.trips, 1), String(x.boundTrips), ratio(x.toBound), String(x.failed), `${x.unaccounted} / ${x.accountedTwice}`, String(x.finalStateWrong), String(x.appliedTwice)]),
+      [
+        "entries for",
+        "contender",
+        "requests",
+        "seconds",
+        "round trips",
+        "bound",
+        "÷ bound",
+        "failed",
+        "unaccounted / twice",
+        "final state wrong",
+        "applied twice",
+      ],
+      small.runs.map((x) => [
+        x.case,
+        x.contender,
+        String(x.requests),
+        fmt(x.seconds, 2),
+        fmt(x.trips, 1),
+        String(x.boundTrips),
+        ratio(x.toBound),
+        String(x.failed),
+        `${x.unaccounted} / ${x.accountedTwice}`,
+        String(x.finalStateWrong),
+        String(x.appliedTwice),
+      ]),
     ),
     "",
   ];
@@ -290,7 +381,16 @@ function renderExport(r) {
     "",
     table(
       ["export", "requests", "seconds", "rows/s", "× cursor loop", "ideal s", "÷ ideal", "failed / lost / duplicated"],
-      ex.runs.map((x) => [x.name, count(x.requests), fmt(x.seconds, 2), count(Math.round(x.rowsPerSecond)), ratio(x.speedup), fmt(x.ideal, 2), ratio(x.toIdeal), ok(x)]),
+      ex.runs.map((x) => [
+        x.name,
+        count(x.requests),
+        fmt(x.seconds, 2),
+        count(Math.round(x.rowsPerSecond)),
+        ratio(x.speedup),
+        fmt(x.ideal, 2),
+        ratio(x.toIdeal),
+        ok(x),
+      ]),
     ),
     "",
   ];
@@ -305,7 +405,14 @@ function renderLimits(r) {
     "",
     table(
       ["limits", "requests", "seconds", "entries/s", "× one after another", "failed / lost / duplicated"],
-      limits.runs.map((x) => [x.name, count(x.requests), fmt(x.seconds, 2), count(Math.round(x.entriesPerSecond)), ratio(x.speedup), ok(x)]),
+      limits.runs.map((x) => [
+        x.name,
+        count(x.requests),
+        fmt(x.seconds, 2),
+        count(Math.round(x.entriesPerSecond)),
+        ratio(x.speedup),
+        ok(x),
+      ]),
     ),
     "",
   ];
@@ -318,7 +425,12 @@ function renderMemory(r) {
     "",
     table(
       ["export", "pages", "live heap peak MB", "seconds"],
-      mem.sizes.map((m) => [m.concurrency === 1 ? "one chain" : `${m.concurrency} windows at once`, m.pages.toLocaleString("en-US"), fmt(m.livePeak / MB, 2), fmt(m.ms / 1000, 2)]),
+      mem.sizes.map((m) => [
+        m.concurrency === 1 ? "one chain" : `${m.concurrency} windows at once`,
+        m.pages.toLocaleString("en-US"),
+        fmt(m.livePeak / MB, 2),
+        fmt(m.ms / 1000, 2),
+      ]),
     ),
     "",
     `16 windows ÷ one chain: ${ratio(mem.ratio)} (each side floored at ${MEMORY_NOISE_FLOOR / MB} MB).`,

@@ -143,5 +143,7 @@ export function table(header, rows) {
 }
 
 export const fmt = (value, digits = 1) =>
-  value === undefined || Number.isNaN(value) ? "–" : value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  value === undefined || Number.isNaN(value)
+    ? "–"
+    : value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 export const ratio = (value) => (value === undefined || Number.isNaN(value) ? "–" : `${value.toFixed(2)}×`);

@@ -16,7 +16,12 @@ const bin = join(root, "dist", "cli.js");
 if (!existsSync(bin)) throw new Error("dist/cli.js is missing: run `npm run build` first");
 
 const emulator = await startEmulator();
-const env = { PATH: process.env.PATH ?? "", ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_APP_URL: emulator.appUrl, ORGAGENT_API_KEY: emulator.keys.owner };
+const env = {
+  PATH: process.env.PATH ?? "",
+  ORGAGENT_BASE_URL: emulator.baseUrl,
+  ORGAGENT_APP_URL: emulator.appUrl,
+  ORGAGENT_API_KEY: emulator.keys.owner,
+};
 
 async function firstList(args) {
   const started = performance.now();

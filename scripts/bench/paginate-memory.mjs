@@ -38,8 +38,7 @@ async function* fetchLoop(maxItems = Infinity) {
   }
 }
 
-const rowsOf = (maxItems) =>
-  clientName === "fetch" ? fetchLoop(maxItems) : client.analytics.users(query, maxItems ? { maxItems } : {});
+const rowsOf = (maxItems) => (clientName === "fetch" ? fetchLoop(maxItems) : client.analytics.users(query, maxItems ? { maxItems } : {}));
 
 /** Iterates every row; `onPage` runs after each full page. */
 async function iterate(onPage, maxItems) {
@@ -72,4 +71,4 @@ if (rawArg === "raw") {
   });
 }
 
-process.stdout.write(JSON.stringify({ client: clientName, rows, livePeak, rawPeak, ms }) + "\n");
+process.stdout.write(`${JSON.stringify({ client: clientName, rows, livePeak, rawPeak, ms })}\n`);

@@ -206,7 +206,7 @@ async function main() {
 
   const markdown = render(results);
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(`${outDir}results.json`, JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(`${outDir}results.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(`${outDir}results.md`, markdown);
   process.stdout.write(markdown);
   process.stderr.write(`bench: wrote dist/bench/results.{json,md} in ${results.seconds.toFixed(0)} s\n`);

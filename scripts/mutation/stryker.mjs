@@ -31,7 +31,9 @@ if (!existsSync(working) && existsSync(committed)) {
 }
 if (existsSync(working) && !args.includes("--force")) {
   const estimate = estimateRetests(root, JSON.parse(readFileSync(working, "utf8")), config.mutate);
-  const files = Object.entries(estimate.byFile).map(([file, n]) => `${file} ${n}`).join(", ");
+  const files = Object.entries(estimate.byFile)
+    .map(([file, n]) => `${file} ${n}`)
+    .join(", ");
   console.log(`Mutants to test again (estimate): ${estimate.retest} of about ${estimate.total}${files ? ` (${files})` : ""}.`);
   if (estimate.retest > budget) {
     console.error(

@@ -24,8 +24,16 @@ import {
 const ENDPOINTS = {
   tokens: { operationId: "getAnalyticsTokens", rows: ["CreditsRow", "CreditsGroupedRow"], what: "credits" },
   tools: { operationId: "getAnalyticsTools", rows: ["ToolsRow", "ToolsGroupedRow"], what: "tool use" },
-  activity: { operationId: "getAnalyticsActivity", rows: ["ActivityRow", "ActivityGroupedRow"], what: "active users, sessions and messages" },
-  productivity: { operationId: "getAnalyticsProductivity", rows: ["ProductivityRow", "ProductivityRow"], what: "files, commits and pull requests" },
+  activity: {
+    operationId: "getAnalyticsActivity",
+    rows: ["ActivityRow", "ActivityGroupedRow"],
+    what: "active users, sessions and messages",
+  },
+  productivity: {
+    operationId: "getAnalyticsProductivity",
+    rows: ["ProductivityRow", "ProductivityRow"],
+    what: "files, commits and pull requests",
+  },
 } as const;
 
 type Flags = WithOutput<RangeFlags & { groupBy?: string; pageSize?: number; concurrency?: number }>;
@@ -34,8 +42,26 @@ type Flags = WithOutput<RangeFlags & { groupBy?: string; pageSize?: number; conc
 // the others follow as far as the width allows and are named under the table. Piped output and CSV keep the spec's
 // order. Rows not listed here keep it on a terminal too.
 export const TERMINAL_COLUMNS: Partial<Record<keyof typeof tableColumns, readonly string[]>> = {
-  UserRow: ["date", "user_email", "billable_tokens", "tool_calls", "sessions", "messages", "primary_model", "git_commits", "git_prs_created"],
-  ToolsRow: ["date", "tool_calls", "tool_calls_per_session_avg", "autonomy_ratio_avg", "mcp_users_with_mcp", "skills_invocations", "hooks_invocations"],
+  UserRow: [
+    "date",
+    "user_email",
+    "billable_tokens",
+    "tool_calls",
+    "sessions",
+    "messages",
+    "primary_model",
+    "git_commits",
+    "git_prs_created",
+  ],
+  ToolsRow: [
+    "date",
+    "tool_calls",
+    "tool_calls_per_session_avg",
+    "autonomy_ratio_avg",
+    "mcp_users_with_mcp",
+    "skills_invocations",
+    "hooks_invocations",
+  ],
   ActivityRow: ["date", "daily_active_users", "sessions", "messages", "user_messages", "weekly_active_users", "monthly_active_users"],
 };
 const FIELDS = { ...RANGE_FIELDS, "query.group_by": "--group-by", "query.limit": "--page-size", "options.concurrency": "--concurrency" };
@@ -77,7 +103,11 @@ export function analyticsCommands(program: Command, context: Context): void {
 
   const users = analytics.command("users").description("per-user daily metrics over a date range, every page");
   addRangeOptions(users);
-  users.addOption(pageSizeOption(operations.listAnalyticsUsers.params.limit.schema, "rows").default(operations.listAnalyticsUsers.params.limit.schema.maximum));
+  users.addOption(
+    pageSizeOption(operations.listAnalyticsUsers.params.limit.schema, "rows").default(
+      operations.listAnalyticsUsers.params.limit.schema.maximum,
+    ),
+  );
   users.addOption(concurrencyOption("date windows paged through"));
   users.addHelpText(
     "after",

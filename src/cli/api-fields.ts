@@ -51,11 +51,20 @@ function addField(params: FieldObject, field: RawField, read: ReadText): void {
   const key = equals === -1 ? text : text.slice(0, equals);
   const keys = keyPath(key);
   if (!keys || keys[0] === "") {
-    throw new CliError(`${flag(field)}: invalid key ${JSON.stringify(key)}.`, EXIT.usage, "Write key=value, key[sub]=value or key[]=value.");
+    throw new CliError(
+      `${flag(field)}: invalid key ${JSON.stringify(key)}.`,
+      EXIT.usage,
+      "Write key=value, key[sub]=value or key[]=value.",
+    );
   }
   let value: FieldValue | undefined;
   if (equals === -1) {
-    if (keys.at(-1) !== "") throw new CliError(`${flag(field)}: a field needs a value after '='.`, EXIT.usage, "Write key=value (key[] alone is an empty array).");
+    if (keys.at(-1) !== "")
+      throw new CliError(
+        `${flag(field)}: a field needs a value after '='.`,
+        EXIT.usage,
+        "Write key=value (key[] alone is an empty array).",
+      );
   } else {
     const raw = text.slice(equals + 1);
     value = field.typed ? typedValue(raw, read) : raw;
@@ -82,7 +91,12 @@ function addField(params: FieldObject, field: RawField, read: ReadText): void {
     if (value !== undefined) list.push(value);
     target[last] = list;
   } else {
-    if (Object.hasOwn(target, last)) throw new CliError(`${flag(field)}: ${JSON.stringify(last)} is given twice.`, EXIT.usage, "Give each field once; key[]=value adds to an array.");
+    if (Object.hasOwn(target, last))
+      throw new CliError(
+        `${flag(field)}: ${JSON.stringify(last)} is given twice.`,
+        EXIT.usage,
+        "Give each field once; key[]=value adds to an array.",
+      );
     target[last] = value!;
   }
 }
@@ -118,5 +132,9 @@ function isObject(value: FieldValue | undefined): value is FieldObject {
 }
 
 function conflict(field: RawField, name: string, expected: string): CliError {
-  return new CliError(`${flag(field)}: ${JSON.stringify(name)} is ${expected} here but was given otherwise before.`, EXIT.usage, "Give each field one shape.");
+  return new CliError(
+    `${flag(field)}: ${JSON.stringify(name)} is ${expected} here but was given otherwise before.`,
+    EXIT.usage,
+    "Give each field one shape.",
+  );
 }

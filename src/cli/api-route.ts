@@ -26,7 +26,13 @@ const OPERATIONS: readonly SpecOperation[] = Object.values(operations);
 /** What the command line names: an operation of the spec with the path parameters its path gave, or a path the spec does not have. */
 export type Target =
   | { readonly kind: "operation"; readonly operation: SpecOperation; readonly path: FieldObject; readonly query: URLSearchParams }
-  | { readonly kind: "unknown"; readonly method: string; readonly path: string; readonly query: URLSearchParams; readonly suggestion: string | undefined };
+  | {
+      readonly kind: "unknown";
+      readonly method: string;
+      readonly path: string;
+      readonly query: URLSearchParams;
+      readonly suggestion: string | undefined;
+    };
 
 const segments = (path: string) => path.split("/").slice(1);
 const PARAM = /^\{([^{}]+)\}$/;
@@ -39,7 +45,12 @@ export function findTarget(given: string | undefined, target: string): Target {
   const byId = OPERATIONS.find((op) => op.operationId === target);
   const method = given ?? byId?.method ?? "GET";
   if (byId) {
-    if (method !== byId.method) throw new CliError(`${target} is ${byId.method} ${byId.path}, not ${method}.`, EXIT.usage, `Run 'orgagent api ${byId.method} ${byId.path}'.`);
+    if (method !== byId.method)
+      throw new CliError(
+        `${target} is ${byId.method} ${byId.path}, not ${method}.`,
+        EXIT.usage,
+        `Run 'orgagent api ${byId.method} ${byId.path}'.`,
+      );
     return { kind: "operation", operation: byId, path: newObject(), query: new URLSearchParams() };
   }
   const at = target.indexOf("?");
@@ -72,7 +83,11 @@ function matchPath(template: string, path: string): { values: FieldObject; liter
       try {
         values[param[1]!] = decodeURIComponent(have[i]!);
       } catch {
-        throw new CliError(`the path segment ${JSON.stringify(have[i])} is not valid percent-encoding.`, EXIT.usage, "Write the value as it is, or percent-encode it whole.");
+        throw new CliError(
+          `the path segment ${JSON.stringify(have[i])} is not valid percent-encoding.`,
+          EXIT.usage,
+          "Write the value as it is, or percent-encode it whole.",
+        );
       }
     }
   }
@@ -85,7 +100,9 @@ function closestOperation(method: string, path: string): string | undefined {
   const have = segments(path);
   for (const operation of OPERATIONS) {
     // The template with its placeholders filled from the typed path, so ids do not count as differences.
-    const filled = segments(operation.path).map((part, i) => (PARAM.test(part) && have[i] ? have[i] : part)).join("/");
+    const filled = segments(operation.path)
+      .map((part, i) => (PARAM.test(part) && have[i] ? have[i] : part))
+      .join("/");
     const distance = editDistance(path.slice(1), filled) + (operation.method === method ? 0 : 2);
     if (!best || distance < best.distance) best = { text: `${operation.method} ${operation.path}`, distance };
   }
@@ -103,7 +120,12 @@ export interface Placed {
  * field that is none of them is refused with the names the operation knows. Path and query values are text on the
  * wire: a value of an integer, number or boolean parameter is given that type when it is one.
  */
-export function placeFields(operation: SpecOperation, target: { path: FieldObject; query: URLSearchParams }, fields: FieldObject, bodyFromInput: boolean): Placed {
+export function placeFields(
+  operation: SpecOperation,
+  target: { path: FieldObject; query: URLSearchParams },
+  fields: FieldObject,
+  bodyFromInput: boolean,
+): Placed {
   const placed: Placed = { path: newObject(), query: newObject(), body: undefined };
   for (const [name, value] of Object.entries(target.path)) placed.path[name] = value;
   for (const [name, value] of target.query) place(operation, placed, name, value, false);
@@ -123,7 +145,12 @@ function place(operation: SpecOperation, placed: Placed, name: string, value: Fi
     // Bodies may be open objects, so an unknown name is sent; one that looks like a typo of a known one is not.
     const known = Object.keys(operation.body.schema.properties ?? {});
     const meant = known.includes(name) ? undefined : closest(name, known);
-    if (meant) throw new CliError(`${operation.operationId} has no body field ${JSON.stringify(name)}; did you mean ${meant}?`, EXIT.usage, `Its fields: ${[...Object.keys(operation.params), ...known].join(", ")}. Nothing was sent.`);
+    if (meant)
+      throw new CliError(
+        `${operation.operationId} has no body field ${JSON.stringify(name)}; did you mean ${meant}?`,
+        EXIT.usage,
+        `Its fields: ${[...Object.keys(operation.params), ...known].join(", ")}. Nothing was sent.`,
+      );
     placed.body ??= newObject();
     placed.body[name] = value;
     return;

@@ -57,8 +57,14 @@ export function apiCommand(program: Command, context: Context): void {
     .usage("[METHOD] <path> [options]")
     .argument("<method>", `HTTP method (${HTTP_METHODS.join(", ")}); without it, GET`)
     .argument("[path]", "the operation's path, with values (/api/v0/computers/cmp_1) or placeholders filled by fields; or its operationId")
-    .addOption(new Option("-f, --raw-field <key=value>", "a string field (repeatable); key[sub]=v and key[]=v nest").argParser(field(false)))
-    .addOption(new Option("-F, --field <key=value>", "a typed field: numbers, true, false, null; @file reads a file, @- standard input").argParser(field(true)))
+    .addOption(
+      new Option("-f, --raw-field <key=value>", "a string field (repeatable); key[sub]=v and key[]=v nest").argParser(field(false)),
+    )
+    .addOption(
+      new Option("-F, --field <key=value>", "a typed field: numbers, true, false, null; @file reads a file, @- standard input").argParser(
+        field(true),
+      ),
+    )
     .option("--input <file>", "the JSON request body from a file (- for standard input); fields then go to the path and query")
     .option("--paginate", "follow the operation's paging rule and print every page (page size: the largest the spec allows, unless given)")
     .option("--slurp", "with --paginate, print one JSON array of every page")
@@ -73,20 +79,18 @@ export function apiCommand(program: Command, context: Context): void {
     "orgagent api GET /api/v1/analytics/users -f startDate=2026-03-02 -f endDate=2026-03-04 --paginate --jq '.data[].user_email'",
     "orgagent api POST /api/v0/sessions -f computerId=cmp_123 -f 'sessionSettings[model]=claude-sonnet-4-5'",
     "orgagent api PUT /api/v0/organization/usage/limits/users -f 'users[][email]=maya.chen@acme-robotics.com' -F 'users[][limit]=500000'",
-    "echo '{\"text\":\"Run the tests\"}' | orgagent api POST /api/v0/sessions/sess_123/messages --input -",
+    'echo \'{"text":"Run the tests"}\' | orgagent api POST /api/v0/sessions/sess_123/messages --input -',
     "orgagent api getComputerByName -f name=build-box-eu-1 -i",
   ]);
-  api.addHelpText(
-    "after",
-    () =>
-      [
-        "",
-        "The operations of the API (placeholders are filled from the path or from fields of the same name; other fields",
-        "are query parameters or body fields, as the spec says; a path the spec does not have is sent as given, with a",
-        "warning):",
-        ...operationLines().map((line) => `  ${line}`),
-        "",
-      ].join("\n"),
+  api.addHelpText("after", () =>
+    [
+      "",
+      "The operations of the API (placeholders are filled from the path or from fields of the same name; other fields",
+      "are query parameters or body fields, as the spec says; a path the spec does not have is sent as given, with a",
+      "warning):",
+      ...operationLines().map((line) => `  ${line}`),
+      "",
+    ].join("\n"),
   );
   api.action(async (first: string | undefined, second: string | undefined, flags: ApiFlags, cmd: Command) => {
     context.begin(cmd);
@@ -98,18 +102,29 @@ export function apiCommand(program: Command, context: Context): void {
 export function apiOptions(first: string | undefined, second: string | undefined, flags: ApiFlags): ApiOptions {
   const [method, target] = second === undefined ? [undefined, first!] : [first!.toUpperCase(), second];
   if (method !== undefined && !(HTTP_METHODS as readonly string[]).includes(method)) {
-    throw new CliError(`${first} is not an HTTP method.`, EXIT.usage, `Use one of ${HTTP_METHODS.join(", ")}, or give the path alone for GET.`);
+    throw new CliError(
+      `${first} is not an HTTP method.`,
+      EXIT.usage,
+      `Use one of ${HTTP_METHODS.join(", ")}, or give the path alone for GET.`,
+    );
   }
   if (flags.slurp && !flags.paginate) throw new CliError("--slurp needs --paginate.", EXIT.usage, "Run 'orgagent api --help' for usage.");
-  if (flags.paginate && flags.input !== undefined) throw new CliError("--paginate cannot be used with --input.", EXIT.usage, "Lists take query parameters: give them as fields.");
-  if (flags.silent && flags.jq !== undefined) throw new CliError("--silent cannot be used with --jq.", EXIT.usage, "Run 'orgagent api --help' for usage.");
+  if (flags.paginate && flags.input !== undefined)
+    throw new CliError("--paginate cannot be used with --input.", EXIT.usage, "Lists take query parameters: give them as fields.");
+  if (flags.silent && flags.jq !== undefined)
+    throw new CliError("--silent cannot be used with --jq.", EXIT.usage, "Run 'orgagent api --help' for usage.");
   const headers: Record<string, string> = {};
   for (const header of flags.header ?? []) {
     const at = header.indexOf(":");
     const name = header.slice(0, at).trim();
-    if (at < 1 || !name) throw new CliError(`-H ${JSON.stringify(header)}: expected name:value.`, EXIT.usage, "For example: -H 'Accept-Language: en'.");
+    if (at < 1 || !name)
+      throw new CliError(`-H ${JSON.stringify(header)}: expected name:value.`, EXIT.usage, "For example: -H 'Accept-Language: en'.");
     if (name.toLowerCase() === "authorization") {
-      throw new CliError("-H Authorization: the credential is not a header here.", EXIT.usage, "Pass the key with --api-key or ORGAGENT_API_KEY; the CLI sends it as Authorization: Bearer.");
+      throw new CliError(
+        "-H Authorization: the credential is not a header here.",
+        EXIT.usage,
+        "Pass the key with --api-key or ORGAGENT_API_KEY; the CLI sends it as Authorization: Bearer.",
+      );
     }
     headers[name] = header.slice(at + 1).trim();
   }
@@ -149,14 +164,22 @@ export async function runApi(options: ApiOptions, context: Context, cmd: Command
     }
   } catch (error) {
     // As gh does: an error answer's body goes to stdout (scripts can read it); the explanation goes to stderr.
-    if (error instanceof APIError && !(error.body === undefined || error.body === "")) printer.answer(error.status, error.headers, error.body);
+    if (error instanceof APIError && !(error.body === undefined || error.body === ""))
+      printer.answer(error.status, error.headers, error.body);
     throw error;
   }
   await printer.end();
 }
 
 /** One call through the SDK (`client.request`), or every page of a list with --paginate. */
-async function callOperation(client: OrgAgent, operation: SpecOperation, placed: ReturnType<typeof placeFields>, input: unknown, options: ApiOptions, printer: AnswerPrinter) {
+async function callOperation(
+  client: OrgAgent,
+  operation: SpecOperation,
+  placed: ReturnType<typeof placeFields>,
+  input: unknown,
+  options: ApiOptions,
+  printer: AnswerPrinter,
+) {
   const rule = operation.pagination;
   if (options.paginate && rule?.limitParam && !Object.hasOwn(placed.query, rule.limitParam)) {
     const maximum = operation.params[rule.limitParam]?.schema.maximum;
@@ -180,19 +203,32 @@ async function callOperation(client: OrgAgent, operation: SpecOperation, placed:
 }
 
 type WithResponse = { data: unknown; response: Response };
-type Answer = { withResponse(): Promise<WithResponse>; pages?: never } | { withResponse(): Promise<WithResponse>; pages(options: { withResponse: true }): AsyncIterable<WithResponse> };
+type Answer =
+  | { withResponse(): Promise<WithResponse>; pages?: never }
+  | { withResponse(): Promise<WithResponse>; pages(options: { withResponse: true }): AsyncIterable<WithResponse> };
 
 function hasPathParams(operation: SpecOperation): boolean {
   return Object.values(operation.params).some((param) => param.in === "path");
 }
 
 /** A path the spec does not have: one request through `client.raw` (the same key, transport and limits; no checks, no retries). */
-async function callRaw(client: OrgAgent, target: { method: string; path: string; query: URLSearchParams }, fields: FieldObject, input: unknown, options: ApiOptions, printer: AnswerPrinter) {
+async function callRaw(
+  client: OrgAgent,
+  target: { method: string; path: string; query: URLSearchParams },
+  fields: FieldObject,
+  input: unknown,
+  options: ApiOptions,
+  printer: AnswerPrinter,
+) {
   const query: Record<string, unknown> = Object.fromEntries(target.query);
   const inQuery = input !== undefined || ["GET", "HEAD", "DELETE", "OPTIONS"].includes(target.method);
   if (inQuery) Object.assign(query, fields);
   const body = input ?? (!inQuery && Object.keys(fields).length ? fields : undefined);
-  const raw = client.raw.request as (method: string, path: string, init: object) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
+  const raw = client.raw.request as (
+    method: string,
+    path: string,
+    init: object,
+  ) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
   const { response, data, error } = await raw.call(client.raw, target.method.toLowerCase(), target.path, {
     params: { query },
     ...(body !== undefined ? { body } : {}),
@@ -218,7 +254,8 @@ function stdinOnce(): (path: string, by: string) => string {
   let used: string | undefined;
   return (path, by) => {
     if (path === "-") {
-      if (used) throw new CliError(`standard input is read once, by ${used}: it cannot also give ${by}.`, EXIT.usage, "Put one of them in a file.");
+      if (used)
+        throw new CliError(`standard input is read once, by ${used}: it cannot also give ${by}.`, EXIT.usage, "Put one of them in a file.");
       used = by;
     }
     return readInput(path);
@@ -229,7 +266,11 @@ function jsonBody(text: string, from: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`--input ${from} is not JSON: ${(error as Error).message}.`, EXIT.usage, "The request body is sent as application/json. Nothing was sent.");
+    throw new CliError(
+      `--input ${from} is not JSON: ${(error as Error).message}.`,
+      EXIT.usage,
+      "The request body is sent as application/json. Nothing was sent.",
+    );
   }
 }
 

@@ -6,20 +6,31 @@ import { Option } from "commander";
 
 /** `--columns`: for commands that print lists. */
 export function columnsOption(): Option {
-  return new Option("--columns <names>", "only these comma-separated columns, in this order (tables, tab-separated and CSV; not JSON)").conflicts("json");
+  return new Option(
+    "--columns <names>",
+    "only these comma-separated columns, in this order (tables, tab-separated and CSV; not JSON)",
+  ).conflicts("json");
 }
 
 /** The columns asked for with `--columns`, or undefined. */
 export function askedColumns(columns: string | undefined): string[] | undefined {
   if (columns === undefined) return undefined;
-  return columns.split(",").map((name) => name.trim()).filter(Boolean);
+  return columns
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
 }
 
 /**
  * The columns to show, in order, before the terminal's width cuts them: the ones asked for; else, on a terminal, the
  * command's first columns, then the others; else every one.
  */
-export function chooseColumns(all: readonly string[], asked: readonly string[] | undefined, first: readonly string[] | undefined, terminal: boolean): string[] {
+export function chooseColumns(
+  all: readonly string[],
+  asked: readonly string[] | undefined,
+  first: readonly string[] | undefined,
+  terminal: boolean,
+): string[] {
   if (asked) return [...asked];
   if (!terminal || !first) return [...all];
   const leading = first.filter((column) => all.includes(column));

@@ -14,7 +14,10 @@ export function addCompletion(program: Command, io: Io): void {
   const name = program.name();
   completion
     .action((shell: string) => (shell === "bash" ? void io.stdout.write(bashScript(name)) : script(shell, name, name)))
-    .addHelpText("after", `\nThe scripts call '${name} complete -- WORDS' on each Tab, so ${name} must be on the PATH. bash needs no bash-completion package.`);
+    .addHelpText(
+      "after",
+      `\nThe scripts call '${name} complete -- WORDS' on each Tab, so ${name} must be on the PATH. bash needs no bash-completion package.`,
+    );
   examples(completion, [
     `source <(${name} completion bash)          # in ~/.bashrc`,
     `source <(${name} completion zsh)           # in ~/.zshrc`,

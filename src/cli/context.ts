@@ -21,7 +21,6 @@ interface GlobalOptions {
 /** The SDK's time limit of one attempt, in the CLI's unit (whole seconds). */
 export const REQUEST_TIMEOUT_DEFAULT = DEFAULTS.timeout / 1000;
 
-
 export class Context implements FailureContext {
   readonly out: Output;
   exitCode: number = EXIT.ok;
@@ -54,7 +53,9 @@ export class Context implements FailureContext {
     const source = (key: keyof GlobalOptions, flag: string, variable: string) =>
       command.getOptionValueSourceWithGlobals(key) === "cli" ? flag : variable;
     this.keySource = source("apiKey", "--api-key", "ORGAGENT_API_KEY");
-    const host = appHost ? { key: "appUrl", flag: "--app-url", variable: "ORGAGENT_APP_URL" } as const : { key: "baseUrl", flag: "--base-url", variable: "ORGAGENT_BASE_URL" } as const;
+    const host = appHost
+      ? ({ key: "appUrl", flag: "--app-url", variable: "ORGAGENT_APP_URL" } as const)
+      : ({ key: "baseUrl", flag: "--base-url", variable: "ORGAGENT_BASE_URL" } as const);
     this.hostSource = source(host.key, host.flag, host.variable);
     if (options.requestTimeout !== undefined) {
       this.requestTimeout = options.requestTimeout;
@@ -70,14 +71,26 @@ export class Context implements FailureContext {
       );
     }
     if (!options.apiKey) {
-      throw new CliError("no API key.", EXIT.usage, "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).");
+      throw new CliError(
+        "no API key.",
+        EXIT.usage,
+        "Set ORGAGENT_API_KEY or pass --api-key (an API key or JWT from the app's API-key settings).",
+      );
     }
     if (!url) {
       const what = appHost ? "no app host (it serves readiness reports)." : "no API host.";
-      throw new CliError(what, EXIT.usage, `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`);
+      throw new CliError(
+        what,
+        EXIT.usage,
+        `Set ${host.variable} or pass ${host.flag}, e.g. http://127.0.0.1:${appHost ? 4001 : 4000} for the emulator of 'npm start'.`,
+      );
     }
     if (!isHttpUrl(url)) {
-      throw new CliError(`${this.hostSource} is not an http(s) URL: ${JSON.stringify(withoutUserinfo(url))}.`, EXIT.usage, `Give the whole address with its scheme, e.g. https://api.example.com.`);
+      throw new CliError(
+        `${this.hostSource} is not an http(s) URL: ${JSON.stringify(withoutUserinfo(url))}.`,
+        EXIT.usage,
+        `Give the whole address with its scheme, e.g. https://api.example.com.`,
+      );
     }
     if (!isPlainHttpUrl(url)) {
       throw new CliError(
@@ -106,7 +119,11 @@ export class Context implements FailureContext {
     const level = this.env.ORGAGENT_LOG?.toLowerCase();
     if (!level) return "off";
     if (!isLogLevel(level)) {
-      throw new CliError(`ORGAGENT_LOG=${this.env.ORGAGENT_LOG} is not a log level.`, EXIT.usage, `Use ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)} (or pass --debug).`);
+      throw new CliError(
+        `ORGAGENT_LOG=${this.env.ORGAGENT_LOG} is not a log level.`,
+        EXIT.usage,
+        `Use ${LOG_LEVELS.slice(0, -1).join(", ")} or ${LOG_LEVELS.at(-1)} (or pass --debug).`,
+      );
     }
     return level;
   }
@@ -143,6 +160,10 @@ export function readInput(path: string): string {
   try {
     return readFileSync(path === "-" ? 0 : path, "utf8");
   } catch (error) {
-    throw new CliError(`cannot read ${path === "-" ? "standard input" : path}: ${(error as Error).message}`, EXIT.usage, "Check the path (- reads standard input).");
+    throw new CliError(
+      `cannot read ${path === "-" ? "standard input" : path}: ${(error as Error).message}`,
+      EXIT.usage,
+      "Check the path (- reads standard input).",
+    );
   }
 }

@@ -34,7 +34,8 @@ export function diffSettings(before: object, after: object): SettingChange[] {
     }
     const diff = diffList((old ?? []) as unknown[], (now ?? []) as unknown[]);
     // Not set on one side, empty on the other: no item differs, the value does.
-    if (!diff.removed.length && !diff.added.length && !diff.moved.length) changes.push({ setting, change: "changed", before: old, after: now });
+    if (!diff.removed.length && !diff.added.length && !diff.moved.length)
+      changes.push({ setting, change: "changed", before: old, after: now });
     for (const item of diff.removed) changes.push({ setting, change: "removed", item });
     for (const item of diff.added) changes.push({ setting, change: "added", item });
     for (const move of diff.moved) moves.push({ setting, change: "moved", ...move });
@@ -60,12 +61,17 @@ function diffList(before: readonly unknown[], after: readonly unknown[]) {
   const nowKeys = new Set(now.map((entry) => entry.key));
   const commonOld = old.filter((entry) => nowKeys.has(entry.key));
   const commonNow = now.filter((entry) => oldKeys.has(entry.key));
-  const kept = longestCommonOrder(commonOld.map((entry) => entry.key), commonNow.map((entry) => entry.key));
+  const kept = longestCommonOrder(
+    commonOld.map((entry) => entry.key),
+    commonNow.map((entry) => entry.key),
+  );
   const positionBefore = new Map(old.map((entry) => [entry.key, entry.position]));
   return {
     removed: old.filter((entry) => !nowKeys.has(entry.key)).map((entry) => entry.item),
     added: now.filter((entry) => !oldKeys.has(entry.key)).map((entry) => entry.item),
-    moved: commonNow.filter((entry) => !kept.has(entry.key)).map((entry) => ({ item: entry.item, before: positionBefore.get(entry.key)!, after: entry.position })),
+    moved: commonNow
+      .filter((entry) => !kept.has(entry.key))
+      .map((entry) => ({ item: entry.item, before: positionBefore.get(entry.key)!, after: entry.position })),
   };
 }
 
@@ -73,7 +79,8 @@ function diffList(before: readonly unknown[], after: readonly unknown[]) {
 function longestCommonOrder(a: readonly string[], b: readonly string[]): Set<string> {
   const lengths = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j--)
+      lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
   }
   const kept = new Set<string>();
   for (let i = 0, j = 0; i < a.length && j < b.length; ) {
@@ -99,7 +106,10 @@ function leaves(value: object, prefix = "", out: Record<string, unknown> = Objec
 const pageSize = operations.listEnterpriseControlsHistory.params.limit.schema;
 
 export function controlsCommands(program: Command, context: Context): void {
-  const controls = examples(program.command("controls").description("enterprise controls (Manager or Owner key)"), ["orgagent controls history --max 10", "orgagent controls diff 14"]);
+  const controls = examples(program.command("controls").description("enterprise controls (Manager or Owner key)"), [
+    "orgagent controls history --max 10",
+    "orgagent controls diff 14",
+  ]);
 
   const history = controls
     .command("history")
@@ -107,7 +117,11 @@ export function controlsCommands(program: Command, context: Context): void {
     .addOption(pageSizeOption(pageSize, "changes"))
     .addOption(new Option("--max <n>", "stop after this many changes").argParser(wholeNumber("--max", 1)));
   addOutputOptions(history, LIST_FORMATS, LIST_DEFAULT);
-  examples(history, ["orgagent controls history --max 10", "orgagent controls history --format csv > controls.csv", "orgagent controls history --json revision,user"]);
+  examples(history, [
+    "orgagent controls history --max 10",
+    "orgagent controls history --format csv > controls.csv",
+    "orgagent controls history --json revision,user",
+  ]);
   history.action(async (flags: WithOutput<{ pageSize?: number; max?: number }>, cmd: Command) => {
     context.begin(cmd, { "query.limit": "--page-size" });
     const query = flags.pageSize ? { limit: flags.pageSize } : {};
@@ -119,7 +133,11 @@ export function controlsCommands(program: Command, context: Context): void {
     if (flags.json !== undefined || flags.format === "json" || flags.format === "ndjson") return context.out.list(shown as never, flags);
     const rows = shown.map((change, i) => {
       const previous = changes[i + 1];
-      const changed = previous ? [...new Set(diffSettings(previous.settings, change.settings).map((c) => c.setting))].join(" ") : change.revision === 1 ? "(first revision)" : "";
+      const changed = previous
+        ? [...new Set(diffSettings(previous.settings, change.settings).map((c) => c.setting))].join(" ")
+        : change.revision === 1
+          ? "(first revision)"
+          : "";
       return { revision: change.revision, updatedAt: change.updatedAt, changed, name: change.user.name, email: change.user.email };
     });
     context.out.list(rows, flags, { columns: ["revision", "updatedAt", "changed", "name", "email"] });
@@ -127,7 +145,9 @@ export function controlsCommands(program: Command, context: Context): void {
 
   const diff = controls
     .command("diff")
-    .description("the settings that differ between two revisions (one revision: what it changed); lists as items added, removed and, apart, moved")
+    .description(
+      "the settings that differ between two revisions (one revision: what it changed); lists as items added, removed and, apart, moved",
+    )
     .argument("<revision>", "a revision; alone, it is compared with the one before it")
     .argument("[to]", "a second revision: show what changed from <revision> to it");
   addOutputOptions(diff, LIST_FORMATS, LIST_DEFAULT);
@@ -135,11 +155,21 @@ export function controlsCommands(program: Command, context: Context): void {
   diff.action(async (first: string, second: string | undefined, flags: WithOutput<object>, cmd: Command) => {
     context.begin(cmd);
     const revision = (text: string) => {
-      if (!/^\d+$/.test(text) || Number(text) < 1) throw new CliError(`<revision> takes a whole number of 1 or more; got ${JSON.stringify(text)}.`, EXIT.usage, "Run 'orgagent controls history' to see the revisions.");
+      if (!/^\d+$/.test(text) || Number(text) < 1)
+        throw new CliError(
+          `<revision> takes a whole number of 1 or more; got ${JSON.stringify(text)}.`,
+          EXIT.usage,
+          "Run 'orgagent controls history' to see the revisions.",
+        );
       return Number(text);
     };
     const [from, to] = second === undefined ? [revision(first) - 1, revision(first)] : [revision(first), revision(second)];
-    if (from < 1) throw new CliError(`revision ${to} is the first; there is nothing before it to compare with.`, EXIT.usage, `Run 'orgagent controls diff 1 REV' to compare it with a later one.`);
+    if (from < 1)
+      throw new CliError(
+        `revision ${to} is the first; there is nothing before it to compare with.`,
+        EXIT.usage,
+        `Run 'orgagent controls diff 1 REV' to compare it with a later one.`,
+      );
     const found = new Map<number, EnterpriseControlChange>();
     const oldest = Math.min(from, to);
     for await (const change of context.client(cmd).enterpriseControls.history({ limit: pageSize.maximum })) {
@@ -147,7 +177,12 @@ export function controlsCommands(program: Command, context: Context): void {
       if (found.size === new Set([from, to]).size || change.revision < oldest) break;
     }
     const missing = [from, to].filter((r) => !found.has(r));
-    if (missing.length) throw new CliError(`no revision ${missing.join(" or ")} in the history.`, EXIT.error, "Run 'orgagent controls history' to see the revisions.");
+    if (missing.length)
+      throw new CliError(
+        `no revision ${missing.join(" or ")} in the history.`,
+        EXIT.error,
+        "Run 'orgagent controls history' to see the revisions.",
+      );
     const before = found.get(from)!;
     const after = found.get(to)!;
     const changes = diffSettings(before.settings, after.settings);
@@ -172,7 +207,12 @@ function row(change: SettingChange): Record<string, string> {
     case "removed":
       return { setting, change: change.change, before: text(change.item), after: "" };
     case "moved":
-      return { setting, change: change.change, before: `${text(change.item)} at ${change.before}`, after: `${text(change.item)} at ${change.after}` };
+      return {
+        setting,
+        change: change.change,
+        before: `${text(change.item)} at ${change.before}`,
+        after: `${text(change.item)} at ${change.after}`,
+      };
   }
 }
 

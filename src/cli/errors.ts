@@ -34,7 +34,9 @@ const UNREACHABLE: Readonly<Record<string, string>> = { ECONNREFUSED: "connectio
 
 /** The reason a connection failed when nothing listens there or the host does not exist, else undefined. */
 function unreachable(error: unknown): string | undefined {
-  return error instanceof APIConnectionError && error.code !== undefined && Object.hasOwn(UNREACHABLE, error.code) ? UNREACHABLE[error.code] : undefined;
+  return error instanceof APIConnectionError && error.code !== undefined && Object.hasOwn(UNREACHABLE, error.code)
+    ? UNREACHABLE[error.code]
+    : undefined;
 }
 
 /** The CLI gives up at once on a host it cannot reach: retrying a refused connection or an unknown host only delays the answer. */
@@ -76,7 +78,11 @@ const ADMIN_ROLES = "analytics and reports, usage limits and enterprise controls
  */
 export function explain(error: unknown, context: FailureContext): Explained {
   const { message, hint, exitCode } = explainRaw(error, context);
-  return { message: terminalText(message, { multiline: error instanceof CliError }), hint: hint === undefined ? undefined : terminalText(hint), exitCode };
+  return {
+    message: terminalText(message, { multiline: error instanceof CliError }),
+    hint: hint === undefined ? undefined : terminalText(hint),
+    exitCode,
+  };
 }
 
 function explainRaw(error: unknown, context: FailureContext): Explained {
@@ -102,7 +108,8 @@ function explainRaw(error: unknown, context: FailureContext): Explained {
   if (error instanceof APIConnectionTimeoutError) {
     const origin = context.origin ?? "the API";
     const check = `Check ${context.hostSource} and the network, or try again later`;
-    if (error.limit === "deadline") return result(`no answer from ${origin}: the deadline of ${error.ms} ms passed`, `${check}.`, EXIT.error);
+    if (error.limit === "deadline")
+      return result(`no answer from ${origin}: the deadline of ${error.ms} ms passed`, `${check}.`, EXIT.error);
     // The SDK's "Request timed out after 1000 ms": in the CLI's unit, with the flag or variable that set it and
     // the SDK's retries counted.
     const limit = `${context.requestTimeout} s${context.timeoutSource ? ` (${context.timeoutSource})` : ", the default"}`;
@@ -117,12 +124,20 @@ function explainRaw(error: unknown, context: FailureContext): Explained {
   if (error instanceof APIConnectionError) {
     const why = chainMessages(error.cause).join(": ") || "the connection failed";
     const where = error.operationId ? ` [${error.operationId}: ${error.method} ${error.url}]` : "";
-    return result(`cannot reach ${context.origin ?? "the API"}: ${why}${where}`, `Check ${context.hostSource} and the network.`, EXIT.error);
+    return result(
+      `cannot reach ${context.origin ?? "the API"}: ${why}${where}`,
+      `Check ${context.hostSource} and the network.`,
+      EXIT.error,
+    );
   }
   if (error instanceof APIError) return explainStatus(error, context);
   if (error instanceof ComputerProvisioningError) {
     const id = error.computer.id;
-    return result(lower(error.message), `Fix the cause on the computer, then run 'orgagent computers retry-install ${id}' and 'orgagent computers wait ${id}'.`, EXIT.error);
+    return result(
+      lower(error.message),
+      `Fix the cause on the computer, then run 'orgagent computers retry-install ${id}' and 'orgagent computers wait ${id}'.`,
+      EXIT.error,
+    );
   }
   if (error instanceof APIUserAbortError) return result("interrupted.", undefined, EXIT.error);
   if (error instanceof OrgAgentError) return result(lower(error.message), help, EXIT.error);
@@ -148,7 +163,8 @@ function explainStatus(error: APIError, context: FailureContext): Explained {
       hint = "The resource is busy or not ready: wait for it ('orgagent computers wait ID') and try again.";
       break;
     case 429: {
-      const after = error instanceof RateLimitError && error.retryAfter !== undefined ? ` in ${Math.ceil(error.retryAfter / 1000)} s` : " later";
+      const after =
+        error instanceof RateLimitError && error.retryAfter !== undefined ? ` in ${Math.ceil(error.retryAfter / 1000)} s` : " later";
       hint = `Rate limited: try again${after}.`;
       break;
     }

@@ -39,7 +39,8 @@ export const helpLayout: Partial<Help> = {
   minWidthToWrap: 20,
   formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
     const width = this.helpWidth ?? PIPED_WIDTH;
-    if (!description || width - termWidth - 4 >= MIN_DESCRIPTION) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+    if (!description || width - termWidth - 4 >= MIN_DESCRIPTION)
+      return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
     return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, "      ")}`;
   },
 };

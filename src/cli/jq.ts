@@ -16,17 +16,29 @@ export async function checkFilter(filter: string): Promise<void> {
   const result = (await jq()).raw(null, filter, ["-n"]);
   // Exit 3 is jq's "compile error"; any other failure on a null input (`.[]`) says nothing about the filter.
   if (result.exitCode === 3) {
-    throw new CliError(`--jq ${JSON.stringify(filter)} is not a jq filter: ${firstLine(result.stderr)}`, EXIT.usage, "See https://jqlang.org/manual/ for the language. Nothing was sent.");
+    throw new CliError(
+      `--jq ${JSON.stringify(filter)} is not a jq filter: ${firstLine(result.stderr)}`,
+      EXIT.usage,
+      "See https://jqlang.org/manual/ for the language. Nothing was sent.",
+    );
   }
 }
 
 /** The filter's output for one value: each result on its line, strings raw, JSON compact or (on a terminal) indented. */
 export async function runFilter(value: unknown, filter: string, indented: boolean): Promise<string> {
   const result = (await jq()).raw(JSON.stringify(value), filter, ["-r", ...(indented ? [] : ["-c"])]);
-  if (result.exitCode !== 0) throw new CliError(`--jq: ${firstLine(result.stderr) || `jq exited with ${result.exitCode}`}`, EXIT.error, "Check the filter against the answer (run without --jq to see it).");
+  if (result.exitCode !== 0)
+    throw new CliError(
+      `--jq: ${firstLine(result.stderr) || `jq exited with ${result.exitCode}`}`,
+      EXIT.error,
+      "Check the filter against the answer (run without --jq to see it).",
+    );
   return result.stdout;
 }
 
 function firstLine(text: string): string {
-  return text.trim().split("\n")[0]!.replace(/^jq: (error: )?/, "");
+  return text
+    .trim()
+    .split("\n")[0]!
+    .replace(/^jq: (error: )?/, "");
 }

@@ -80,7 +80,9 @@ export function parseLimitsCsv(text: string, { delimiter = "," }: { delimiter?: 
       checkField(entryRule, entry, "entry");
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      result.problems.push(`line ${line}: ${error.field.replace(/^entry\./, "")} ${JSON.stringify(error.value)} is not allowed; expected ${error.allowed}`);
+      result.problems.push(
+        `line ${line}: ${error.field.replace(/^entry\./, "")} ${JSON.stringify(error.value)} is not allowed; expected ${error.allowed}`,
+      );
       continue;
     }
     result.entries.push(entry);
@@ -88,11 +90,15 @@ export function parseLimitsCsv(text: string, { delimiter = "," }: { delimiter?: 
   }
   for (const { index, by } of lastEntryPerEmail(result.entries).superseded) {
     const { email, limit } = result.entries[by]!;
-    result.warnings.push(`line ${result.lines[by]}: ${email} is also on line ${result.lines[index]}; line ${result.lines[by]} wins (limit ${limit})`);
+    result.warnings.push(
+      `line ${result.lines[by]}: ${email} is also on line ${result.lines[index]}; line ${result.lines[by]} wins (limit ${limit})`,
+    );
   }
   if (otherDelimiter) {
     const shown = otherDelimiter === "\t" ? "tab" : otherDelimiter;
-    result.problems.push(`the rows seem to be separated by ${shown === "tab" ? "tabs" : `"${shown}"`}, not "${delimiter}": pass --delimiter ${shown === "tab" ? "tab" : `'${shown}'`}`);
+    result.problems.push(
+      `the rows seem to be separated by ${shown === "tab" ? "tabs" : `"${shown}"`}, not "${delimiter}": pass --delimiter ${shown === "tab" ? "tab" : `'${shown}'`}`,
+    );
   }
   return result;
 }
@@ -116,7 +122,10 @@ function startLines(text: string, count: number): number[] | undefined {
       if (!quoted) inRecord = false;
     } else if (c === 0x22) {
       quoted = !quoted; // a doubled quote inside a quoted field flips twice
-      if (!inRecord) (inRecord = true), starts.push(line);
+      if (!inRecord) {
+        inRecord = true;
+        starts.push(line);
+      }
     } else if (!inRecord && c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0b && c !== 0x0c) {
       inRecord = true;
       starts.push(line);
@@ -178,7 +187,10 @@ export function limitsCommands(program: Command, context: Context): void {
     context.begin(cmd, { "options.concurrency": "--concurrency" });
     const { entries, lines, problems, warnings } = parseLimitsCsv(readInput(flags.file), { delimiter: flags.delimiter });
     for (const warning of warnings.slice(0, MAX_WARNINGS_SHOWN)) context.out.note(`warning: ${warning}`);
-    if (warnings.length > MAX_WARNINGS_SHOWN) context.out.note(`warning: ... and ${warnings.length - MAX_WARNINGS_SHOWN} more rows repeat an earlier e-mail; the later row wins each time`);
+    if (warnings.length > MAX_WARNINGS_SHOWN)
+      context.out.note(
+        `warning: ... and ${warnings.length - MAX_WARNINGS_SHOWN} more rows repeat an earlier e-mail; the later row wins each time`,
+      );
     if (problems.length) {
       const rows = problems.filter((p) => p.startsWith("line ")).length;
       throw new CliError(
@@ -193,7 +205,13 @@ export function limitsCommands(program: Command, context: Context): void {
       const deciding = lastEntryPerEmail(entries).deciding.map((i) => ({ entry: entries[i]!, line: lines[i]! }));
       if (json) return context.out.json({ users: deciding.map((d) => d.entry) }, 2);
       const count = `${deciding.length} limit${deciding.length === 1 ? "" : "s"}`;
-      context.out.line(`Dry run: only the file was checked, against the API's rules; the service was not asked and nothing was sent.\n${count} would be set:\n${alignedRows(["line", "email", "limit"], deciding.map(({ entry, line }) => [String(line), context.out.one(entry.email), String(entry.limit)]), [true, false, true])}`);
+      context.out.line(
+        `Dry run: only the file was checked, against the API's rules; the service was not asked and nothing was sent.\n${count} would be set:\n${alignedRows(
+          ["line", "email", "limit"],
+          deciding.map(({ entry, line }) => [String(line), context.out.one(entry.email), String(entry.limit)]),
+          [true, false, true],
+        )}`,
+      );
       return;
     }
     const progress = context.out.progress();
@@ -210,13 +228,13 @@ export function limitsCommands(program: Command, context: Context): void {
     if (json) {
       const line = <T extends { index: number }>(entry: T) => ({ ...entry, line: lines[entry.index] ?? null });
       context.out.json({ ...result, errors: result.errors.map(line), superseded: result.superseded.map(line) }, 2);
-    }
-    else {
+    } else {
       const sent = entries.length - result.superseded.length;
       const replaced = result.superseded.length;
       const rows = replaced ? `; ${replaced} earlier row${replaced === 1 ? "" : "s"} for the same e-mail not sent (a later row wins)` : "";
       const out = [`Applied ${result.updated.length} of ${sent} limits; rejected ${result.errors.length}${rows}.`];
-      for (const { email, error, index } of result.errors) out.push(`  rejected  line ${lines[index] ?? "?"}  ${context.out.one(email)}: ${context.out.one(error)}`);
+      for (const { email, error, index } of result.errors)
+        out.push(`  rejected  line ${lines[index] ?? "?"}  ${context.out.one(email)}: ${context.out.one(error)}`);
       context.out.line(out.join("\n"));
     }
     if (result.errors.length) context.exitCode = EXIT.partial;
@@ -226,7 +244,11 @@ export function limitsCommands(program: Command, context: Context): void {
 /** Rows under a header, each column as wide as its widest cell; `right` aligns a column's cells to the right. */
 function alignedRows(header: readonly string[], rows: ReadonlyArray<readonly string[]>, right: readonly boolean[]): string {
   const widths = header.map((title, i) => rows.reduce((widest, row) => Math.max(widest, row[i]!.length), title.length));
-  const render = (row: readonly string[]) => `  ${row.map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd()}`;
+  const render = (row: readonly string[]) =>
+    `  ${row
+      .map((cell, i) => (right[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd()}`;
   return [header, ...rows].map(render).join("\n");
 }
 

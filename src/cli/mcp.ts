@@ -24,16 +24,41 @@ export function mcpCommand(program: Command, context: Context): void {
   const mcp = program
     .command("mcp")
     .description("serve the API to an AI assistant over MCP (stdio, or HTTP with --port)")
-    .addOption(new Option("--port <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port)").argParser(wholeNumber("--port", 0, 65_535)))
-    .addOption(new Option("--host <address>", "the address --port listens on; anyone who reaches it acts with the key").default("127.0.0.1"))
+    .addOption(
+      new Option("--port <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port)").argParser(
+        wholeNumber("--port", 0, 65_535),
+      ),
+    )
+    .addOption(
+      new Option("--host <address>", "the address --port listens on; anyone who reaches it acts with the key").default("127.0.0.1"),
+    )
     .addOption(new Option("--read-only", "list and allow reads only").conflicts("allowWrites"))
     .option("--allow-writes", "allow every write too (sessions, messages, limits, retries); by default writes are off")
-    .option("--tools <names>", "list only these tools, comma-separated (operationIds, run_code, search_docs); a write named here is allowed")
-    .addOption(new Option("--max-items <n>", "most items a list tool returns in one call (default: 100)").argParser(wholeNumber("--max-items", 1, 10_000)))
-    .addOption(new Option("--max-result-bytes <n>", "largest tool answer; larger ones are cut with a note (default: 32768)").argParser(wholeNumber("--max-result-bytes", 1024, 16 * 1024 * 1024)))
+    .option(
+      "--tools <names>",
+      "list only these tools, comma-separated (operationIds, run_code, search_docs); a write named here is allowed",
+    )
+    .addOption(
+      new Option("--max-items <n>", "most items a list tool returns in one call (default: 100)").argParser(
+        wholeNumber("--max-items", 1, 10_000),
+      ),
+    )
+    .addOption(
+      new Option("--max-result-bytes <n>", "largest tool answer; larger ones are cut with a note (default: 32768)").argParser(
+        wholeNumber("--max-result-bytes", 1024, 16 * 1024 * 1024),
+      ),
+    )
     .option("--no-code", "leave out run_code, the tool that runs a program against the SDK in a Deno sandbox")
-    .addOption(new Option("--deno <path>", "the Deno executable for run_code (default: deno on the PATH, or the deno npm package)").env("ORGAGENT_DENO"))
-    .addOption(new Option("--code-timeout <seconds>", "how long a run_code program may run, in seconds (default: 30)").argParser(wholeNumber("--code-timeout", 1, 600)));
+    .addOption(
+      new Option("--deno <path>", "the Deno executable for run_code (default: deno on the PATH, or the deno npm package)").env(
+        "ORGAGENT_DENO",
+      ),
+    )
+    .addOption(
+      new Option("--code-timeout <seconds>", "how long a run_code program may run, in seconds (default: 30)").argParser(
+        wholeNumber("--code-timeout", 1, 600),
+      ),
+    );
   mcp.addHelpText(
     "after",
     [
@@ -66,7 +91,10 @@ export function mcpCommand(program: Command, context: Context): void {
         ...(globals.debug ? { logLevel: "debug" as const } : context.env.ORGAGENT_LOG ? {} : { logLevel: "off" as const }),
         readOnly: flags.readOnly,
         allowWrites: flags.allowWrites,
-        tools: flags.tools?.split(",").map((name) => name.trim()).filter(Boolean),
+        tools: flags.tools
+          ?.split(",")
+          .map((name) => name.trim())
+          .filter(Boolean),
         maxItems: flags.maxItems,
         maxResultBytes: flags.maxResultBytes,
         code: flags.code ? { deno: flags.deno, timeout: flags.codeTimeout === undefined ? undefined : flags.codeTimeout * 1000 } : false,
@@ -85,7 +113,9 @@ export function mcpCommand(program: Command, context: Context): void {
       const url = await server.listen({ port: flags.port, host: flags.host });
       context.io.stderr.write(`orgagent mcp: Streamable HTTP at ${url} (${server.tools.length} tools); Ctrl+C stops it\n`);
       if (!["127.0.0.1", "localhost", "::1"].includes(flags.host)) {
-        context.io.stderr.write(`orgagent mcp: warning: ${flags.host} is not a loopback address: whoever reaches ${url} acts with the API key.\n`);
+        context.io.stderr.write(
+          `orgagent mcp: warning: ${flags.host} is not a loopback address: whoever reaches ${url} acts with the API key.\n`,
+        );
       }
       await stop;
     }

@@ -20,9 +20,17 @@ export async function findComputer(context: Context, client: OrgAgent, value: st
     // Neither. A host that is not the API's answers 404 to any path: one more read, of a path every API host serves,
     // tells the two apart.
     if (!(await servesTheApi(client))) {
-      throw new CliError(`no computer ${JSON.stringify(value)}, and ${context.origin ?? "the host"} answers 404 to the API's other paths too.`, EXIT.error, `Check the host in ${context.hostSource}: it does not seem to be the API's.`);
+      throw new CliError(
+        `no computer ${JSON.stringify(value)}, and ${context.origin ?? "the host"} answers 404 to the API's other paths too.`,
+        EXIT.error,
+        `Check the host in ${context.hostSource}: it does not seem to be the API's.`,
+      );
     }
-    throw new CliError(`no computer has the id or the name ${JSON.stringify(value)}.`, EXIT.error, "Check the id or name: both are case-sensitive.");
+    throw new CliError(
+      `no computer has the id or the name ${JSON.stringify(value)}.`,
+      EXIT.error,
+      "Check the id or name: both are case-sensitive.",
+    );
   }
   context.out.note(`Using computer ${computer.id} (${computer.name}).`);
   return computer;

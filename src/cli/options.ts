@@ -19,7 +19,10 @@ export function addOutputOptions(command: Command, formats: readonly string[], d
   return command.addOption(columnsOption()).hook("preAction", (_, action) => {
     const { columns, format } = action.opts<OutputChoice>();
     if (columns !== undefined && (format === "json" || format === "ndjson")) {
-      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+      throw new OutputUsageError(
+        `--columns picks the columns of tables and CSV, not the fields of --format ${format}.`,
+        "Name the fields with --json a,b,c instead.",
+      );
     }
   });
 }
@@ -36,8 +39,14 @@ export function addRangeOptions(command: Command): Command {
   return command
     .addOption(new Option("--start <date>", "first day, YYYY-MM-DD (UTC; required unless --days or --month)"))
     .addOption(new Option("--end <date>", "last day, YYYY-MM-DD (UTC; default: yesterday, the latest day with data)"))
-    .addOption(new Option("--days <n>", "the n days ending yesterday (UTC)").argParser(wholeNumber("--days", 1)).conflicts(["start", "end", "month"]))
-    .addOption(new Option("--month <YYYY-MM>", "one calendar month (UTC); the current month runs to yesterday").conflicts(["start", "end"]));
+    .addOption(
+      new Option("--days <n>", "the n days ending yesterday (UTC)")
+        .argParser(wholeNumber("--days", 1))
+        .conflicts(["start", "end", "month"]),
+    )
+    .addOption(
+      new Option("--month <YYYY-MM>", "one calendar month (UTC); the current month runs to yesterday").conflicts(["start", "end"]),
+    );
 }
 
 export interface RangeFlags {
@@ -102,7 +111,9 @@ export function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INT
   return (value: string): number => {
     const number = Number(value);
     if (!/^\s*[+-]?\d+\s*$/.test(value) || number < min || number > max) {
-      throw new InvalidArgumentError(`${flag} takes a whole number ${max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`}.`);
+      throw new InvalidArgumentError(
+        `${flag} takes a whole number ${max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`}.`,
+      );
     }
     return number;
   };

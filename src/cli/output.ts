@@ -86,10 +86,16 @@ export class Output {
     const format = formatOf(choice);
     const asked = askedColumns(choice.columns);
     if (asked && (format === "json" || format === "ndjson")) {
-      throw new OutputUsageError(`--columns picks the columns of tables and CSV, not the fields of --format ${format}.`, "Name the fields with --json a,b,c instead.");
+      throw new OutputUsageError(
+        `--columns picks the columns of tables and CSV, not the fields of --format ${format}.`,
+        "Name the fields with --json a,b,c instead.",
+      );
     }
     const selected = select(rows, choice);
-    if (format === "json") return this.json(selected, 2);
+    if (format === "json") {
+      this.json(selected, 2);
+      return;
+    }
     if (format === "ndjson") {
       if (selected.length) this.write(selected.map((row) => this.jsonText(row)).join("\n"));
       return;
@@ -102,23 +108,40 @@ export class Output {
     const columns = chooseColumns(all, asked, options.firstColumns, terminal);
     if (format === "csv") {
       // Numbers stay numbers, so a negative one is not mistaken for a formula; every text cell is guarded.
-      const csv = stringify(flat.map((row) => columns.map((c) => csvCell(row[c]))), { header: true, columns, escape_formulas: true });
+      const csv = stringify(
+        flat.map((row) => columns.map((c) => csvCell(row[c]))),
+        { header: true, columns, escape_formulas: true },
+      );
       return void this.io.stdout.write(this.tty ? terminalText(csv, { multiline: true }) : csv);
     }
     const cells = flat.map((row) => columns.map((column) => displayValue(column, row[column])));
-    if (!this.tty) return this.write([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
+    if (!this.tty) {
+      this.write([columns, ...cells].map((line) => line.map(tsvCell).join("\t")).join("\n"));
+      return;
+    }
     if (options.title) this.line(terminalText(options.title));
-    if (!rows.length) return this.line("(no rows)");
-    this.table(columns.map((column) => terminalText(column)), cells.map((line) => line.map((cell) => terminalText(cell))));
+    if (!rows.length) {
+      this.line("(no rows)");
+      return;
+    }
+    this.table(
+      columns.map((column) => terminalText(column)),
+      cells.map((line) => line.map((cell) => terminalText(cell))),
+    );
   }
 
   /** Prints one resource: key/value on a terminal, JSON when piped or asked for. */
   resource(value: object, choice: OutputChoice): void {
     const selected = select([value as Row], choice)[0]!;
     const format = choice.json !== undefined || choice.format !== undefined ? formatOf(choice) : this.tty ? "table" : "json";
-    if (format !== "table") return this.json(selected, 2);
+    if (format !== "table") {
+      this.json(selected, 2);
+      return;
+    }
     // Keys stay on their line; a value's own line breaks are kept, indented under it, so it cannot pose as a key.
-    const entries = Object.entries(flatten(selected, "", Object.create(null), { arrays: true })).map(([key, field]) => [this.one(key), this.shown(displayValue(key, field))] as const);
+    const entries = Object.entries(flatten(selected, "", Object.create(null), { arrays: true })).map(
+      ([key, field]) => [this.one(key), this.shown(displayValue(key, field))] as const,
+    );
     const width = Math.max(0, ...entries.map(([key]) => key.length));
     const lines = entries.map(([key, text]) => `${key.padEnd(width)}  ${text.replace(/\n/g, `\n${" ".repeat(width + 2)}`)}`);
     this.write(lines.join("\n"));
@@ -147,7 +170,12 @@ export class Output {
       used += need;
     }
     const pad = (text: string, i: number) => (numeric[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!));
-    const render = (line: readonly string[]) => shown.map((i) => pad(line[i]!, i)).join("  ").trimEnd().slice(0, room);
+    const render = (line: readonly string[]) =>
+      shown
+        .map((i) => pad(line[i]!, i))
+        .join("  ")
+        .trimEnd()
+        .slice(0, room);
     const text = `${[render(columns), ...clipped.map(render)].join("\n")}\n`;
     const hidden = columns.filter((_, i) => !shown.includes(i));
     const note = hidden.length ? `${wrap(leftOutNote(hidden), room)}\n` : "";
@@ -186,7 +214,12 @@ export function formatOf(choice: OutputChoice): Format {
 }
 
 function fieldsOf(choice: OutputChoice): string[] | undefined {
-  return typeof choice.json === "string" ? choice.json.split(",").map((f) => f.trim()).filter(Boolean) : undefined;
+  return typeof choice.json === "string"
+    ? choice.json
+        .split(",")
+        .map((f) => f.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 /** Rows cut down to the `--json` fields, in the order given; an unknown field is a usage error naming the known ones. */
@@ -217,7 +250,10 @@ export class UnknownFieldError extends OutputUsageError {
     what: "--json field" | "--columns column" = "--json field",
   ) {
     const list = what === "--json field" ? "Fields" : "Columns";
-    super(`unknown ${what}${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`, known.length ? `${list}: ${known.join(", ")}.` : undefined);
+    super(
+      `unknown ${what}${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}`,
+      known.length ? `${list}: ${known.join(", ")}.` : undefined,
+    );
   }
 }
 
@@ -229,7 +265,11 @@ export function flatten(value: Row, prefix = "", out: Row = Object.create(null),
   for (const [key, field] of Object.entries(value)) {
     const name = prefix + key;
     if (Array.isArray(field) && field.some((item) => typeof item === "object" && item !== null)) {
-      if (arrays) field.forEach((item, i) => (typeof item === "object" && item !== null ? flatten(item as Row, `${name}[${i}].`, out, { arrays }) : (out[`${name}[${i}]`] = item)));
+      if (arrays)
+        field.forEach((item, i) => {
+          if (typeof item === "object" && item !== null) flatten(item as Row, `${name}[${i}].`, out, { arrays });
+          else out[`${name}[${i}]`] = item;
+        });
     } else if (field !== null && typeof field === "object" && !Array.isArray(field)) flatten(field as Row, `${name}.`, out, { arrays });
     else out[name] = field;
   }
@@ -244,7 +284,13 @@ const MAX_DATE_MS = 8.64e15;
 function displayValue(key: string, value: unknown): string {
   if (value === null || value === undefined) return "";
   // Only a time a Date can hold (to year 275760): a larger number is shown as the number it is.
-  if (typeof value === "number" && EPOCH_FIELD.test(key.replace(/\]$/, "")) && Number.isInteger(value) && value > 0 && value <= MAX_DATE_MS) {
+  if (
+    typeof value === "number" &&
+    EPOCH_FIELD.test(key.replace(/\]$/, "")) &&
+    Number.isInteger(value) &&
+    value > 0 &&
+    value <= MAX_DATE_MS
+  ) {
     return new Date(value).toISOString();
   }
   if (Array.isArray(value)) return value.join(" ");

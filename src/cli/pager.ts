@@ -22,7 +22,11 @@ export function pagerFor(io: Io, env: Readonly<Record<string, string | undefined
  */
 export function page(text: string, command: string, io: Io, env: Readonly<Record<string, string | undefined>>): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(command, { shell: true, stdio: ["pipe", "inherit", "inherit"], env: { ...env, LESS: env.LESS ?? "FRX", LV: env.LV ?? "-c" } });
+    const child = spawn(command, {
+      shell: true,
+      stdio: ["pipe", "inherit", "inherit"],
+      env: { ...env, LESS: env.LESS ?? "FRX", LV: env.LV ?? "-c" },
+    });
     // Ctrl+C is the pager's while it runs (less ignores it): ending the CLI under it would leave the terminal to a
     // pager reading from a pipe that has gone. git does the same.
     const ignore = () => {};
@@ -33,7 +37,9 @@ export function page(text: string, command: string, io: Io, env: Readonly<Record
       done = true;
       process.off("SIGINT", ignore);
       if (failed) {
-        io.stderr.write(`orgagent: the pager ${JSON.stringify(command)} (${env.ORGAGENT_PAGER !== undefined ? "ORGAGENT_PAGER" : "PAGER"}) could not run; printing without it.\n`);
+        io.stderr.write(
+          `orgagent: the pager ${JSON.stringify(command)} (${env.ORGAGENT_PAGER !== undefined ? "ORGAGENT_PAGER" : "PAGER"}) could not run; printing without it.\n`,
+        );
         io.stdout.write(text);
       }
       resolve();

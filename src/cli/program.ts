@@ -38,7 +38,10 @@ export function buildProgram(context: Context): Command {
     .addOption(new Option("--base-url <url>", "API host, e.g. https://api.example.com").env("ORGAGENT_BASE_URL"))
     .addOption(new Option("--app-url <url>", "app host, which serves readiness reports").env("ORGAGENT_APP_URL"))
     .addOption(
-      new Option("--request-timeout <seconds>", `give up on a request after this many seconds; the SDK retries reads up to twice (default: ${REQUEST_TIMEOUT_DEFAULT})`)
+      new Option(
+        "--request-timeout <seconds>",
+        `give up on a request after this many seconds; the SDK retries reads up to twice (default: ${REQUEST_TIMEOUT_DEFAULT})`,
+      )
         .env("ORGAGENT_REQUEST_TIMEOUT")
         .argParser(seconds("--request-timeout")),
     )
@@ -85,7 +88,12 @@ export function buildProgram(context: Context): Command {
       for (const [i, name] of names.entries()) {
         const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
         // Named as typed after `help`: `orgagent: unknown command 'analytics costs'`, the program's name once.
-        if (!next) throw new CliError(`unknown command '${names.slice(0, i + 1).join(" ")}'.`, EXIT.usage, `Run '${commandPath(target)} --help' for its commands.`);
+        if (!next)
+          throw new CliError(
+            `unknown command '${names.slice(0, i + 1).join(" ")}'.`,
+            EXIT.usage,
+            `Run '${commandPath(target)} --help' for its commands.`,
+          );
         target = next;
       }
       target.outputHelp();

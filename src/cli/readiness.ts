@@ -6,9 +6,10 @@ import type { Context } from "./context.js";
 import { LIST_DEFAULT, LIST_FORMATS, addOutputOptions, examples, pageSizeOption, wholeNumber, type WithOutput } from "./options.js";
 
 export function readinessCommands(program: Command, context: Context): void {
-  const readiness = examples(program.command("readiness").description("readiness reports (served by the app host: --app-url or ORGAGENT_APP_URL)"), [
-    "orgagent readiness list --repo-id acme-robotics/fleet-control",
-  ]);
+  const readiness = examples(
+    program.command("readiness").description("readiness reports (served by the app host: --app-url or ORGAGENT_APP_URL)"),
+    ["orgagent readiness list --repo-id acme-robotics/fleet-control"],
+  );
   const list = readiness
     .command("list")
     .description("list readiness reports, newest first, every page")
@@ -16,7 +17,11 @@ export function readinessCommands(program: Command, context: Context): void {
     .addOption(pageSizeOption(operations.listReadinessReports.params.limit.schema, "reports"))
     .addOption(new Option("--max <n>", "stop after this many reports").argParser(wholeNumber("--max", 1)));
   addOutputOptions(list, LIST_FORMATS, LIST_DEFAULT);
-  examples(list, ["orgagent readiness list --max 5", "orgagent readiness list --repo-id acme-robotics/fleet-control --format csv", "orgagent readiness list --json reportId,repoUrl,report"]);
+  examples(list, [
+    "orgagent readiness list --max 5",
+    "orgagent readiness list --repo-id acme-robotics/fleet-control --format csv",
+    "orgagent readiness list --json reportId,repoUrl,report",
+  ]);
   list.action(async (flags: WithOutput<{ repoId?: string; pageSize?: number; max?: number }>, cmd: Command) => {
     context.begin(cmd, { "query.limit": "--page-size", "query.repoId": "--repo-id" });
     const query = { ...(flags.repoId ? { repoId: flags.repoId } : {}), ...(flags.pageSize ? { limit: flags.pageSize } : {}) };

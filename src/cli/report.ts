@@ -34,11 +34,12 @@ const REFUSALS: Record<string, string> = {
 };
 
 export function reportCommand(program: Command, context: Context): void {
-  const report = program
-    .command("report")
-    .description("an offline HTML report with charts (Manager or Owner key)");
+  const report = program.command("report").description("an offline HTML report with charts (Manager or Owner key)");
   addRangeOptions(report)
-    .option("--out <file>", "the HTML file to write, or an existing directory to write it in (default: orgagent-report-START_END.html in the current directory)")
+    .option(
+      "--out <file>",
+      "the HTML file to write, or an existing directory to write it in (default: orgagent-report-START_END.html in the current directory)",
+    )
     .option("--title <text>", "the page's heading (default: Agent analytics)");
   report.addHelpText(
     "after",
@@ -72,8 +73,15 @@ export function reportCommand(program: Command, context: Context): void {
     } catch (error) {
       if (!(error instanceof ReportWriteError)) throw error;
       const cause = error.cause as NodeJS.ErrnoException;
-      const subject = flags.out === undefined ? `cannot write the report to ${error.path}` : `--out ${flags.out}: cannot write the report to ${error.path}`;
-      throw new CliError(`${subject}: ${REFUSALS[cause.code ?? ""] ?? cause.message}.`, EXIT.error, "Nothing was written. Check the directory and the free space, then run the command again.");
+      const subject =
+        flags.out === undefined
+          ? `cannot write the report to ${error.path}`
+          : `--out ${flags.out}: cannot write the report to ${error.path}`;
+      throw new CliError(
+        `${subject}: ${REFUSALS[cause.code ?? ""] ?? cause.message}.`,
+        EXIT.error,
+        "Nothing was written. Check the directory and the free space, then run the command again.",
+      );
     } finally {
       progress(undefined);
     }
@@ -102,7 +110,12 @@ function writablePath(out: string | undefined, defaultName: string): string {
   let refusal: string | undefined;
   try {
     if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
-      if (!existsSync(path)) throw new CliError(`${out === undefined ? path : `--out ${out}`}: it is a symbolic link to a file that does not exist.`, EXIT.usage, "Nothing was sent. Point --out at a file, or at a link to a file that exists.");
+      if (!existsSync(path))
+        throw new CliError(
+          `${out === undefined ? path : `--out ${out}`}: it is a symbolic link to a file that does not exist.`,
+          EXIT.usage,
+          "Nothing was sent. Point --out at a file, or at a link to a file that exists.",
+        );
       directory = resolve(realpathSync(path), "..");
     }
     if (!statSync(directory).isDirectory()) refusal = "not a directory";
@@ -114,9 +127,17 @@ function writablePath(out: string | undefined, defaultName: string): string {
   }
   if (refusal === undefined) return path;
   if (out === undefined) {
-    throw new CliError(`cannot write the report in the current directory ${directory}: ${refusal}.`, EXIT.usage, "Nothing was sent. Pass --out FILE to write it elsewhere.");
+    throw new CliError(
+      `cannot write the report in the current directory ${directory}: ${refusal}.`,
+      EXIT.usage,
+      "Nothing was sent. Pass --out FILE to write it elsewhere.",
+    );
   }
-  throw new CliError(`--out ${out}: cannot write in ${directory}: ${refusal}.`, EXIT.usage, "Nothing was sent. Give --out a file in an existing directory you can write to, or that directory.");
+  throw new CliError(
+    `--out ${out}: cannot write in ${directory}: ${refusal}.`,
+    EXIT.usage,
+    "Nothing was sent. Give --out a file in an existing directory you can write to, or that directory.",
+  );
 }
 
 function isDirectory(path: string): boolean {

@@ -9,7 +9,13 @@ export function sessionCommands(program: Command, context: Context): void {
   const sessions = examples(program.command("sessions").description("agent sessions and their messages"), [
     'orgagent sessions send SESSION_ID "Why is the encoder test flaky?" --wait',
   ]);
-  const fields = { "body.computerId": "--computer", "body.cwd": "--cwd", "path.sessionId": "<sessionId>", "path.messageId": "<messageId>", "query.computerId": "--computer" };
+  const fields = {
+    "body.computerId": "--computer",
+    "body.cwd": "--cwd",
+    "path.sessionId": "<sessionId>",
+    "path.messageId": "<messageId>",
+    "query.computerId": "--computer",
+  };
 
   const create = sessions
     .command("create")
@@ -33,7 +39,11 @@ export function sessionCommands(program: Command, context: Context): void {
     context.out.resource(session, flags);
   });
 
-  const get = sessions.command("get").description("show a session").argument("<sessionId>").option("--computer <computer>", "query this computer directly: its id or its name");
+  const get = sessions
+    .command("get")
+    .description("show a session")
+    .argument("<sessionId>")
+    .option("--computer <computer>", "query this computer directly: its id or its name");
   addOutputOptions(get, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(get, ["orgagent sessions get sess_123", "orgagent sessions get sess_123 --json status,messageCount"]);
   get.action(async (sessionId: string, flags: WithOutput<{ computer?: string }>, cmd: Command) => {
@@ -63,18 +73,28 @@ export function sessionCommands(program: Command, context: Context): void {
     const body = { text, ...(flags.computer ? { computerId: await computerId(context, client, flags.computer) } : {}) };
     const api = client.sessions;
     if (!flags.wait) return context.out.resource(await api.sendMessage(sessionId, body), flags);
-    const sent = await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions wait ${sessionId}`, (options) => api.sendMessageAndWait(sessionId, body, options));
+    const sent = await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions wait ${sessionId}`, (options) =>
+      api.sendMessageAndWait(sessionId, body, options),
+    );
     context.out.resource(sent, flags);
   });
 
-  const wait = sessions.command("wait").description("wait until a session is idle (its agent has finished), then print it").argument("<sessionId>");
+  const wait = sessions
+    .command("wait")
+    .description("wait until a session is idle (its agent has finished), then print it")
+    .argument("<sessionId>");
   addWaitOptions(wait, { timeout: 300 });
   addOutputOptions(wait, RESOURCE_FORMATS, RESOURCE_DEFAULT);
   examples(wait, ["orgagent sessions wait sess_123", "orgagent sessions wait sess_123 --timeout 900 --json status"]);
   wait.action(async (sessionId: string, flags: WaitFlags, cmd: Command) => {
     context.begin(cmd, fields);
     const api = context.client(cmd).sessions;
-    context.out.resource(await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions get ${sessionId}`, (options) => api.waitUntilIdle(sessionId, options)), flags);
+    context.out.resource(
+      await waitFor(context, flags, `session ${sessionId}`, `orgagent sessions get ${sessionId}`, (options) =>
+        api.waitUntilIdle(sessionId, options),
+      ),
+      flags,
+    );
   });
 
   const message = sessions
@@ -82,7 +102,12 @@ export function sessionCommands(program: Command, context: Context): void {
     .description("show one message of a session, by its id (the API lists no messages: `sessions send` gives the id of yours)")
     .argument("<sessionId>")
     .argument("<messageId>")
-    .addOption(new Option("--format <format>", `output format; text: the message text only (default: ${RESOURCE_DEFAULT})`).choices([...RESOURCE_FORMATS, "text"]))
+    .addOption(
+      new Option("--format <format>", `output format; text: the message text only (default: ${RESOURCE_DEFAULT})`).choices([
+        ...RESOURCE_FORMATS,
+        "text",
+      ]),
+    )
     .addOption(new Option("--json [fields]", "JSON output; optionally only these comma-separated top-level fields").conflicts("format"));
   examples(message, ["orgagent sessions message sess_123 msg_456", "orgagent sessions message sess_123 msg_456 --format text"]);
   message.action(async (sessionId: string, messageId: string, flags: WithOutput<object>, cmd: Command) => {

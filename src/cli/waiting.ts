@@ -12,8 +12,14 @@ export type WaitFlags = WithOutput<{ timeout: number; interval: number }>;
 /** --timeout and --interval of a wait, in whole seconds. */
 export function addWaitOptions(command: Command, { timeout }: { timeout: number }): Command {
   return command
-    .addOption(new Option("--timeout <seconds>", "give up after this many seconds (exit 4)").argParser(seconds("--timeout")).default(timeout))
-    .addOption(new Option("--interval <seconds>", "first pause between polls, in seconds; later pauses grow up to 5 s").argParser(seconds("--interval")).default(1));
+    .addOption(
+      new Option("--timeout <seconds>", "give up after this many seconds (exit 4)").argParser(seconds("--timeout")).default(timeout),
+    )
+    .addOption(
+      new Option("--interval <seconds>", "first pause between polls, in seconds; later pauses grow up to 5 s")
+        .argParser(seconds("--interval"))
+        .default(1),
+    );
 }
 
 /**
@@ -38,7 +44,11 @@ export async function waitFor<T extends { status?: string | undefined }, R>(
   } catch (error) {
     if (!(error instanceof WaitTimeoutError)) throw error;
     const status = (error.snapshot as { status?: string } | undefined)?.status;
-    throw new CliError(`${what} is ${status ? `still ${terminalText(status)}` : "not settled"} after ${flags.timeout} s.`, EXIT.timeout, `Wait longer with --timeout SECONDS, or check later with '${check}'.`);
+    throw new CliError(
+      `${what} is ${status ? `still ${terminalText(status)}` : "not settled"} after ${flags.timeout} s.`,
+      EXIT.timeout,
+      `Wait longer with --timeout SECONDS, or check later with '${check}'.`,
+    );
   } finally {
     progress(undefined);
   }

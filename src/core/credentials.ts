@@ -12,7 +12,8 @@ export class ApiKey {
   /** Checks the source: a string fetch can send, or a function (whose keys are checked as they come). */
   constructor(source: unknown) {
     if (typeof source === "string") checkHeaderValue(source, "apiKey");
-    else if (typeof source !== "function") throw new ValidationError("apiKey", typeof source, "a string or a function", `a ${typeof source}`);
+    else if (typeof source !== "function")
+      throw new ValidationError("apiKey", typeof source, "a string or a function", `a ${typeof source}`);
     this.#source = source as ApiKeySource;
     if (typeof source === "string") this.#current = source;
   }

@@ -283,7 +283,6 @@ export function requestIdOf(body: unknown, headers: Headers): string | undefined
   return typeof fromBody === "string" ? fromBody : (headers.get("x-request-id") ?? undefined);
 }
 
-
 export function snippet(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH)}…` : flat;

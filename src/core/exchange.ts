@@ -6,7 +6,7 @@
 // the transport, which is cheaper by a Request object and several awaits per call.
 import { createFinalURL, type Middleware } from "openapi-fetch";
 import { INTERRUPTED, cancelBody, type Attempt } from "./attempt.js";
-import { IncompleteBody, decode } from "./body.js";
+import { type BodyBytes, IncompleteBody, decode } from "./body.js";
 import { APIError, OrgAgentError, ResponseTooLargeError, snippet } from "./errors.js";
 import { parseSuccess, type ResponseShape } from "./shape.js";
 import { PlainRequest, send, type TransportConfig } from "./transport.js";
@@ -119,20 +119,26 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
       const size = Number(headers.get("content-length"));
       return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, size, attempt.where()) };
     }
-    let bytes;
+    let bytes: BodyBytes;
     try {
       bytes = await attempt.race(attempt.read(response, maxResponseSize));
     } catch (cause) {
       if (!(cause instanceof IncompleteBody)) throw cause;
       const partial = decode(cause.partial);
       const message = `${status}: the response body was cut off after ${partial.length} characters${partial ? `: ${snippet(partial)}` : ""}`;
-      return { status, headers, bodyIncomplete: true, error: attempt.interrupted() ?? new APIError(status, headers, partial, message, attempt.where()) };
+      return {
+        status,
+        headers,
+        bodyIncomplete: true,
+        error: attempt.interrupted() ?? new APIError(status, headers, partial, message, attempt.where()),
+      };
     }
     // A cancelled stream ends quietly (done), so an interruption during the body shows only here.
     const stopped = attempt.interrupted();
     if (stopped) return { error: stopped };
     // Over the limit: reading stopped there, and nothing of it is decoded.
-    if (bytes.more) return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, undefined, attempt.where()) };
+    if (bytes.more)
+      return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, undefined, attempt.where()) };
     const parsed = parseSuccess(request.response, status, headers, decode(bytes), attempt);
     return "error" in parsed ? { status, headers, error: parsed.error } : { status, headers, data: parsed.data, response };
   } catch (cause) {

@@ -7,7 +7,15 @@ import { operations, type HostName, type OperationId } from "../../generated/spe
 import type { PaginationRule } from "./cursor.js";
 import { ValidationError } from "./errors.js";
 import { checkKnownKeys, closest } from "./keys.js";
-import { PAGE_OPTION_KEYS, REQUEST_OPTION_KEYS, WINDOW_OPTION_KEYS, checkNumber, checkRequestOptions, mergeHeaders, type RequestOptions } from "./options.js";
+import {
+  PAGE_OPTION_KEYS,
+  REQUEST_OPTION_KEYS,
+  WINDOW_OPTION_KEYS,
+  checkNumber,
+  checkRequestOptions,
+  mergeHeaders,
+  type RequestOptions,
+} from "./options.js";
 import type { OperationResult, ResponseBody } from "./operation-types.js";
 import { PagePromise, type PageOptions } from "./pagination.js";
 import { apiPromise, type APIPromise, type ResponseSink } from "./response.js";
@@ -71,7 +79,11 @@ export class RequestHub implements Hub {
     const op: Operation | undefined = Object.hasOwn(operations, operationId) ? operations[operationId] : undefined;
     if (!op) {
       const suggestion = closest(String(operationId), Object.keys(operations));
-      throw new ValidationError("operationId", operationId, suggestion ? `an operationId of the spec; did you mean \`${suggestion}\`?` : "an operationId of the spec");
+      throw new ValidationError(
+        "operationId",
+        operationId,
+        suggestion ? `an operationId of the spec; did you mean \`${suggestion}\`?` : "an operationId of the spec",
+      );
     }
     const result = op.pagination ? this.#paginate(op, op.pagination, params, options) : this.#call(op, params, options, true);
     return result as OperationResult<O>;
@@ -91,7 +103,11 @@ export class RequestHub implements Hub {
         this.#checkParams(op, params);
       }
       if (options) checkRequestOptions(options, "options.");
-      validateCall(op, { path: params?.path as Record<string, unknown>, query: params?.query as Record<string, unknown>, body: params?.body });
+      validateCall(op, {
+        path: params?.path as Record<string, unknown>,
+        query: params?.query as Record<string, unknown>,
+        body: params?.body,
+      });
       data = send(this.#config, this.#callOf(op, params, options), options ?? {}, sink);
     } catch (error) {
       data = Promise.reject(error);
@@ -157,7 +173,10 @@ export class RequestHub implements Hub {
       url: () =>
         createFinalURL(op.path, {
           baseUrl,
-          params: { ...(path ? { path: path as Record<string, unknown> } : {}), ...(query ? { query: query as Record<string, unknown> } : {}) },
+          params: {
+            ...(path ? { path: path as Record<string, unknown> } : {}),
+            ...(query ? { query: query as Record<string, unknown> } : {}),
+          },
           querySerializer: config.querySerializer,
           pathSerializer: config.pathSerializer,
         }),

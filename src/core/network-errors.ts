@@ -18,7 +18,11 @@ function wasNotSent(error: unknown): boolean {
   for (const link of causeChain(error)) {
     if (NOT_SENT_CODES.has(link.code as string)) return true;
     const errors = link.errors;
-    if (Array.isArray(errors) && errors.length && errors.every((inner: { code?: unknown } | null) => NOT_SENT_CODES.has(inner?.code as string))) {
+    if (
+      Array.isArray(errors) &&
+      errors.length &&
+      errors.every((inner: { code?: unknown } | null) => NOT_SENT_CODES.has(inner?.code as string))
+    ) {
       return true;
     }
   }

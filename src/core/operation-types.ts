@@ -19,9 +19,7 @@ export type QueryParams<O extends OperationId> = Operations[O]["parameters"] ext
 /** An operation's path parameters. */
 export type PathParams<O extends OperationId> = Operations[O]["parameters"] extends { path?: infer P } ? P : never;
 /** An operation's JSON request body. */
-export type RequestBody<O extends OperationId> = Operations[O] extends { requestBody?: infer B }
-  ? JsonContent<NonNullable<B>>
-  : never;
+export type RequestBody<O extends OperationId> = Operations[O] extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
 
 /** The operations the spec pages (`x-pagination`). */
 export type PagedOperationId = {
@@ -31,7 +29,9 @@ export type PagedOperationId = {
 /** The paged operations over a date range (`x-date-range` with `notBefore`), which `concurrency` cuts into windows. */
 export type WindowedOperationId = {
   [O in PagedOperationId]: {
-    [P in keyof (typeof operations)[O]["params"]]: (typeof operations)[O]["params"][P] extends { schema: { dateRange: { notBefore: string } } }
+    [P in keyof (typeof operations)[O]["params"]]: (typeof operations)[O]["params"][P] extends {
+      schema: { dateRange: { notBefore: string } };
+    }
       ? P
       : never;
   }[keyof (typeof operations)[O]["params"]] extends never
@@ -40,11 +40,12 @@ export type WindowedOperationId = {
 }[PagedOperationId];
 
 /** The item of a paged operation's pages (the array its `x-pagination` rule names). */
-export type PageItem<O extends PagedOperationId> = ResponseBody<O> extends infer Page
-  ? Page extends Record<(typeof operations)[O]["pagination"]["items"], ReadonlyArray<infer Item>>
-    ? Item
-    : never
-  : never;
+export type PageItem<O extends PagedOperationId> =
+  ResponseBody<O> extends infer Page
+    ? Page extends Record<(typeof operations)[O]["pagination"]["items"], ReadonlyArray<infer Item>>
+      ? Item
+      : never
+    : never;
 
 type PathPart<O extends OperationId> = Operations[O]["parameters"] extends { path: infer P }
   ? [P] extends [Nothing]
@@ -80,6 +81,8 @@ export type OperationResult<O extends OperationId> = O extends PagedOperationId
   : APIPromise<ResponseBody<O>>;
 
 /** The arguments after the operationId: the parameters (optional when nothing in them is required), then options. */
-export type OperationArgs<O extends OperationId> = {} extends OperationParams<O>
-  ? [params?: OperationParams<O>, options?: OperationOptions<O>]
-  : [params: OperationParams<O>, options?: OperationOptions<O>];
+export type OperationArgs<O extends OperationId> =
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is the empty parameters object, asking whether every key is optional
+  {} extends OperationParams<O>
+    ? [params?: OperationParams<O>, options?: OperationOptions<O>]
+    : [params: OperationParams<O>, options?: OperationOptions<O>];

@@ -49,7 +49,10 @@ const positiveMs: NumberRule = ["a number of milliseconds greater than 0, or Inf
 const count: NumberRule = ["an integer, 0 or more", (n) => Number.isInteger(n) && n >= 0];
 const waitMs: NumberRule = ["a number of milliseconds, 0 or more, or Infinity", (n) => n >= 0];
 const finiteMs: NumberRule = ["a finite number of milliseconds, 0 or more", (n) => Number.isFinite(n) && n >= 0];
-const size: NumberRule = ["an integer number of bytes greater than 0, or Infinity", (n) => n > 0 && (Number.isInteger(n) || n === Infinity)];
+const size: NumberRule = [
+  "an integer number of bytes greater than 0, or Infinity",
+  (n) => n > 0 && (Number.isInteger(n) || n === Infinity),
+];
 const itemCount: NumberRule = ["an integer, 0 or more, or Infinity", (n) => n >= 0 && (Number.isInteger(n) || n === Infinity)];
 /** Calls a bulk job may have in flight. More connections to one host than this rarely helps and looks like abuse. */
 export const MAX_CONCURRENCY = 64;
@@ -70,14 +73,23 @@ const NUMERIC: Record<string, NumberRule> = {
 export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
   if (value === undefined) return;
   const [allowed, ok] = rule ?? NUMERIC[field.replace(/^.*\./, "")]!;
-  if (typeof value !== "number" || Number.isNaN(value) || !ok(value)) throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
+  if (typeof value !== "number" || Number.isNaN(value) || !ok(value))
+    throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);
 export const checkItemCount = (field: string, value: unknown) => checkNumber(field, value, itemCount);
 
 /** The keys of RequestOptions: a call's options may have no other (a JavaScript caller's typo is refused). */
-export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set(["signal", "timeout", "deadline", "maxRetries", "maxResponseSize", "headers", "idempotent"]);
+export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set([
+  "signal",
+  "timeout",
+  "deadline",
+  "maxRetries",
+  "maxResponseSize",
+  "headers",
+  "idempotent",
+]);
 /** The keys of a list's options: the request options and `maxItems`. */
 export const PAGE_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "maxItems"]);
 /** The keys of the options of a list over a date range: a list's, and `concurrency` (its date windows). */
@@ -95,7 +107,10 @@ export function checkRequestOptions(options: RequestOptions & { maxItems?: numbe
  * The headers of a call: the client's, with the call's own replacing any of the same name in any letter case
  * (instead of joining it). Without headers of its own a call has the client's, the same object every time.
  */
-export function mergeHeaders(base: Readonly<Record<string, string>>, extra: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+export function mergeHeaders(
+  base: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>> | undefined,
+): Readonly<Record<string, string>> {
   if (!extra) return base;
   const merged: Record<string, string> = { ...base };
   for (const name in extra) {

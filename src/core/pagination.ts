@@ -63,6 +63,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
     return this.first().withResponse();
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a PagePromise is awaited for its first page, as openai-node's is
   then<A = Page, B = never>(
     onFulfilled?: ((page: Page) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,

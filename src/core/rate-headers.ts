@@ -89,7 +89,13 @@ function readXRateLimit(headers: Headers, serverNow: number): QuotaSignal | unde
     if (remaining === undefined) continue;
     const resetAfter = headers.get(`${prefix}reset-after${suffix}`);
     const reset = resetAfter ? readDelta(resetAfter) : readReset(headers.get(`${prefix}reset${suffix}`), serverNow);
-    return { limit: count(headers.get(`${prefix}limit${suffix}`)), remaining, resetIn: reset?.ms, precision: reset?.precision ?? 0, window: undefined };
+    return {
+      limit: count(headers.get(`${prefix}limit${suffix}`)),
+      remaining,
+      resetIn: reset?.ms,
+      precision: reset?.precision ?? 0,
+      window: undefined,
+    };
   }
   return undefined;
 }
@@ -142,9 +148,20 @@ function readIetf(headers: Headers): QuotaSignal[] {
   }
   const only = policies.size === 1 ? [...policies.values()][0] : undefined;
   const quotas: QuotaSignal[] = [];
-  const add = (limit: number | undefined, remaining: number | undefined, reset: number | undefined, policy: { quota?: number; window?: number } | undefined) => {
+  const add = (
+    limit: number | undefined,
+    remaining: number | undefined,
+    reset: number | undefined,
+    policy: { quota?: number; window?: number } | undefined,
+  ) => {
     if (remaining === undefined) return;
-    quotas.push({ limit: limit ?? policy?.quota, remaining, resetIn: reset === undefined ? undefined : reset * 1000, precision: reset !== undefined && Number.isInteger(reset) ? 1000 : 0, window: policy?.window });
+    quotas.push({
+      limit: limit ?? policy?.quota,
+      remaining,
+      resetIn: reset === undefined ? undefined : reset * 1000,
+      precision: reset !== undefined && Number.isInteger(reset) ? 1000 : 0,
+      window: policy?.window,
+    });
   };
   const remaining = count(headers.get("ratelimit-remaining"));
   if (remaining !== undefined) {

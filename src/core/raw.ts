@@ -49,7 +49,12 @@ export function rawClient(config: RawConfig): Client<paths> {
     try {
       if (headers != null) checkHeaders(headers, "headers");
       const host = hostOf.get(path);
-      const call: CallInfo = { operationId: operationOf.get(`${method.toUpperCase()} ${path}`), method: method.toUpperCase(), path, params: init.params };
+      const call: CallInfo = {
+        operationId: operationOf.get(`${method.toUpperCase()} ${path}`),
+        method: method.toUpperCase(),
+        path,
+        params: init.params,
+      };
       const secrets = headers ? [...config.secrets, ...credentialValues(headers as Record<string, string>)] : config.secrets;
       const transport = init.fetch ? { ...config.transport, fetch: () => init.fetch! } : config.transport;
       return config.core.request(method, path, {
@@ -70,7 +75,13 @@ export function rawClient(config: RawConfig): Client<paths> {
 }
 
 /** One raw request: one attempt, its success body read within maxResponseSize before openapi-fetch parses it. */
-async function sendRaw(config: RawConfig, transport: TransportConfig, request: Request, call: CallInfo, secrets: readonly string[]): Promise<Response> {
+async function sendRaw(
+  config: RawConfig,
+  transport: TransportConfig,
+  request: Request,
+  call: CallInfo,
+  secrets: readonly string[],
+): Promise<Response> {
   const { timeout, maxResponseSize } = config;
   const attempt = new Attempt(call, 1, () => request.url, { timeout }, request.signal);
   attempt.secrets = secrets;
@@ -78,7 +89,8 @@ async function sendRaw(config: RawConfig, transport: TransportConfig, request: R
     const response = await attempt.race(send(transport, attempt, request), cancelBody);
     if (!response.ok) return response;
     const announced = Number(response.headers.get("content-length"));
-    if (announced > maxResponseSize) throw new ResponseTooLargeError(response.status, response.headers, maxResponseSize, announced, attempt.where());
+    if (announced > maxResponseSize)
+      throw new ResponseTooLargeError(response.status, response.headers, maxResponseSize, announced, attempt.where());
     const bytes = await attempt.race(attempt.read(response, maxResponseSize));
     const stopped = attempt.interrupted();
     if (stopped) throw stopped;

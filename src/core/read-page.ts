@@ -24,14 +24,24 @@ export interface PageReading<O extends PagedOperationId> {
  *     const page = await client.request("listAnalyticsUsers", { query });
  *     const { items, next } = readPage("listAnalyticsUsers", query, page);
  */
-export function readPage<O extends PagedOperationId>(operationId: O, query: QueryParams<O> | undefined, page: ResponseBody<O>): PageReading<O> {
+export function readPage<O extends PagedOperationId>(
+  operationId: O,
+  query: QueryParams<O> | undefined,
+  page: ResponseBody<O>,
+): PageReading<O> {
   const op = Object.hasOwn(operations, operationId) ? operations[operationId as OperationId] : undefined;
   if (!op || !("pagination" in op)) {
     const lists = Object.keys(operations).filter((id) => "pagination" in operations[id as OperationId]);
     const suggestion = closest(String(operationId), lists);
-    throw new ValidationError("operationId", operationId, `the operationId of a list of the spec (${lists.join(", ")})${suggestion ? `; did you mean \`${suggestion}\`?` : ""}`, undefined, {
-      rule: "enum",
-    });
+    throw new ValidationError(
+      "operationId",
+      operationId,
+      `the operationId of a list of the spec (${lists.join(", ")})${suggestion ? `; did you mean \`${suggestion}\`?` : ""}`,
+      undefined,
+      {
+        rule: "enum",
+      },
+    );
   }
   return {
     items: itemsOf<PageItem<O>>(page, op.pagination),

@@ -9,8 +9,7 @@ import { withoutUserinfo } from "./urls.js";
 
 // fetch returns redirects as they are (`manual`) on Node, Bun and Deno (all of which set process.versions.node).
 // A browser would hand back an opaque response without the Location, so there fetch follows them itself.
-export const FOLLOW_REDIRECTS =
-  typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
+export const FOLLOW_REDIRECTS = typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === "string";
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_HEADERS = { Accept: "application/json" };
@@ -63,7 +62,9 @@ export function nextHop(response: Response, from: Hop, visited: string[], where:
   const crossOrigin = next.origin !== new URL(visited[0]!).origin;
   if (crossOrigin) {
     if (method !== "GET" && method !== "HEAD") {
-      throw refuse(`refused to send the ${method} on to another origin (${next.origin}): it would arrive there without its credential, and must not arrive twice`);
+      throw refuse(
+        `refused to send the ${method} on to another origin (${next.origin}): it would arrive there without its credential, and must not arrive twice`,
+      );
     }
     // The other origin gets nothing of ours: no key, no caller's header.
     headers = CROSS_ORIGIN_HEADERS;

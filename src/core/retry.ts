@@ -47,7 +47,9 @@ export interface AttemptResult {
  * Whether a failed attempt is repeated. `delay` is the wait before the next attempt (default: the policy's backoff or
  * Retry-After); `counted: false` leaves `maxRetries` untouched (a throttle the server asked to wait out).
  */
-export type RetryDecision = { readonly retry: false } | { readonly retry: true; readonly delay?: number | undefined; readonly counted?: boolean | undefined };
+export type RetryDecision =
+  | { readonly retry: false }
+  | { readonly retry: true; readonly delay?: number | undefined; readonly counted?: boolean | undefined };
 
 /**
  * A plugin of the request hub. `beforeAttempt` runs before every attempt, the first and each retry (a rate controller
@@ -100,7 +102,12 @@ export function backoffDelay(retry: number, backoff: { initial: number; max: num
  * date), else after the backoff; never when the wait asked for is over `maxRetryAfter`. `retries` is the number of
  * counted retries so far.
  */
-export function defaultRetry(info: AttemptInfo, result: AttemptResult, policy: CallPolicy, retries: number): RetryDecision & { overCap?: number | undefined } {
+export function defaultRetry(
+  info: AttemptInfo,
+  result: AttemptResult,
+  policy: CallPolicy,
+  retries: number,
+): RetryDecision & { overCap?: number | undefined } {
   if (!isRetryable(result, info.idempotent)) return { retry: false };
   const error = result.error;
   const retryAfter = error instanceof APIError ? readRateSignal(error.headers).retryAfter?.ms : undefined;

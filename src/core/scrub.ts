@@ -45,7 +45,8 @@ export function scrubValue(value: unknown, secrets: readonly string[]): unknown 
     for (const [key, item] of Object.entries(source)) {
       // Defined, not assigned: a server's `__proto__` key stays a plain property, as JSON.parse made it.
       const name = Array.isArray(copy) ? key : scrubText(key, secrets);
-      const set = (scrubbed: unknown) => void Object.defineProperty(copy, name, { value: scrubbed, writable: true, enumerable: true, configurable: true });
+      const set = (scrubbed: unknown) =>
+        void Object.defineProperty(copy, name, { value: scrubbed, writable: true, enumerable: true, configurable: true });
       if (item !== null && typeof item === "object") stack.push([item, set]);
       else set(typeof item === "string" ? scrubText(item, secrets) : item);
     }
@@ -61,7 +62,9 @@ export function scrubHeaders(headers: Headers, secrets: readonly string[]): Head
   });
   if (!dirty) return headers;
   const clean = new Headers();
-  headers.forEach((value, name) => clean.append(name, scrubText(value, secrets)));
+  headers.forEach((value, name) => {
+    clean.append(name, scrubText(value, secrets));
+  });
   return clean;
 }
 

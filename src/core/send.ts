@@ -65,7 +65,15 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     if (signal?.aborted) throw APIUserAbortError.of(signal);
     let info: AttemptInfo | undefined;
     if (plugins.length) {
-      info = { operationId: call.operationId, method: call.method, path: call.path, origin: call.request.baseUrl, attempt: number, idempotent, signal };
+      info = {
+        operationId: call.operationId,
+        method: call.method,
+        path: call.path,
+        origin: call.request.baseUrl,
+        attempt: number,
+        idempotent,
+        signal,
+      };
       for (const plugin of plugins) await plugin.beforeAttempt?.(info);
     }
     const started = performance.now();
@@ -97,19 +105,36 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     const error = scrubError(outcome.error, secrets);
     const chosen = decide(info, outcome, plugins);
     const throttle = chosen ? undefined : attempt.throttle;
-    if (throttle && error instanceof APIError && isThrottle(error.status, idempotent, throttle.retryAfter !== undefined, options.job !== undefined)) {
+    if (
+      throttle &&
+      error instanceof APIError &&
+      isThrottle(error.status, idempotent, throttle.retryAfter !== undefined, options.job !== undefined)
+    ) {
       if ((throttle.retryAfter ?? 0) > policy.maxRetryAfter) {
-        log.write("info", `${call.method} ${call.path}: server asked to wait ${throttle.retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`);
+        log.write(
+          "info",
+          `${call.method} ${call.path}: server asked to wait ${throttle.retryAfter} ms, over the ${policy.maxRetryAfter} ms cap`,
+        );
         throw error;
       }
       if (++throttles > MAX_THROTTLES && !options.job) {
-        log.write("info", `${call.method} ${call.path} gave up after ${MAX_THROTTLES} throttles in a row: ${error.message}`, undefined, secrets);
+        log.write(
+          "info",
+          `${call.method} ${call.path} gave up after ${MAX_THROTTLES} throttles in a row: ${error.message}`,
+          undefined,
+          secrets,
+        );
         throw error;
       }
       const wait = throttle.wait;
       if (performance.now() + wait >= deadlineAt) throw error;
       options.job?.onThrottle?.(error.status);
-      log.write("info", `${call.method} ${call.path}: ${error.message}; throttled, sending again in ${Math.round(wait)} ms`, { throttles }, secrets);
+      log.write(
+        "info",
+        `${call.method} ${call.path}: ${error.message}; throttled, sending again in ${Math.round(wait)} ms`,
+        { throttles },
+        secrets,
+      );
       if (wait > 0) await sleep(wait, signal);
       continue;
     }
@@ -117,19 +142,30 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
     const decision = chosen ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
     if (!decision.retry) {
       const overCap = (decision as { overCap?: number }).overCap;
-      if (overCap !== undefined) log.write("info", `${call.method} ${call.path}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);
+      if (overCap !== undefined)
+        log.write("info", `${call.method} ${call.path}: server asked to wait ${overCap} ms, over the ${policy.maxRetryAfter} ms cap`);
       throw error;
     }
     if (decision.counted !== false) {
       if (retries >= maxRetries) {
-        log.write("info", `${call.method} ${call.path} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`, undefined, secrets);
+        log.write(
+          "info",
+          `${call.method} ${call.path} failed after ${number} ${number === 1 ? "attempt" : "attempts"}: ${error.message}`,
+          undefined,
+          secrets,
+        );
         throw error;
       }
       retries++;
     }
     const delay = decision.delay ?? 0;
     if (performance.now() + delay >= deadlineAt) throw error;
-    log.write("info", `${call.method} ${call.path}: ${error.message}; retrying in ${Math.round(delay)} ms`, { attempt: number + 1, of: maxRetries + 1 }, secrets);
+    log.write(
+      "info",
+      `${call.method} ${call.path}: ${error.message}; retrying in ${Math.round(delay)} ms`,
+      { attempt: number + 1, of: maxRetries + 1 },
+      secrets,
+    );
     await sleep(delay, signal);
   }
 }

@@ -30,7 +30,8 @@ export function parseSuccess(
   if (!/\S/.test(text)) return malformedAnswer(status, headers, text, "the response body is empty, expected JSON", request);
   const type = headers.get("content-type");
   // A proxy's or captive portal's page is not the API's answer, even if it happens to parse.
-  if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type)) return malformedAnswer(status, headers, text, `expected JSON, got ${type}`, request);
+  if (type && !/^application\/(.+\+)?json\s*(;|$)/i.test(type))
+    return malformedAnswer(status, headers, text, `expected JSON, got ${type}`, request);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -42,7 +43,8 @@ export function parseSuccess(
     for (const name in shape.required) {
       const kind = shape.required[name]!;
       if (data[name] === undefined) return malformedAnswer(status, headers, text, `the required field \`${name}\` is missing`, request);
-      if (!(JSON_TYPES[kind]?.(data[name]) ?? true)) return malformedAnswer(status, headers, text, `expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`, request);
+      if (!(JSON_TYPES[kind]?.(data[name]) ?? true))
+        return malformedAnswer(status, headers, text, `expected \`${name}\` to be ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`, request);
     }
   }
   return { data };

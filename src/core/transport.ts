@@ -54,7 +54,9 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   const plain = request instanceof PlainRequest;
   // A plain request goes with the call's headers as a plain object (fetch copies one faster than a Headers); a Request
   // that middleware saw keeps its headers, and the key goes on a copy.
-  const headers = plain ? plainHeaders(attempt.call.headers ?? {}, key, request.body) : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
+  const headers = plain
+    ? plainHeaders(attempt.call.headers ?? {}, key, request.body)
+    : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
   if (config.log.enabled("debug")) {
     const details = { attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) };
     config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, details, attempt.allSecrets());
@@ -103,7 +105,11 @@ async function keptError(attempt: Attempt, response: Response): Promise<Response
   // costs no more. It comes back as a response of that text, which openapi-fetch parses as JSON when it can.
   const text = decode(await readKept(attempt, response));
   const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
-  return new Response(nullBody || !text ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(nullBody || !text ? null : text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /**
@@ -137,7 +143,8 @@ async function fetchHop(fetchImpl: typeof fetch, attempt: Attempt, input: Reques
   let response: Response;
   try {
     response = await attempt.race(fetchImpl(input, init), cancelBody);
-    if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") throw new TypeError("fetch did not resolve to a Response");
+    if (typeof response?.status !== "number" || typeof response.headers?.get !== "function")
+      throw new TypeError("fetch did not resolve to a Response");
   } catch (cause) {
     throw cause === INTERRUPTED ? cause : connectionError(cause, attempt.where());
   }

@@ -23,7 +23,12 @@ export interface FieldRule {
   readonly properties?: { readonly [name: string]: FieldRule };
   readonly items?: FieldRule;
   /** `x-date-range`: `earliest` and `latest` bound the date; `firstDataDay` only says where data starts. */
-  readonly dateRange?: { readonly earliest?: string; readonly latest?: string; readonly notBefore?: string; readonly firstDataDay?: string };
+  readonly dateRange?: {
+    readonly earliest?: string;
+    readonly latest?: string;
+    readonly notBefore?: string;
+    readonly firstDataDay?: string;
+  };
 }
 
 export interface ParamRule {
@@ -62,12 +67,16 @@ export function validateCall(rules: OperationRules, input: CallInput, now?: Date
     checkField(param.schema, value, field, values, now);
     // A lone UTF-16 surrogate cannot be percent-encoded (encodeURIComponent throws), so it cannot be sent.
     if (typeof value === "string" && LONE_SURROGATE.test(value)) {
-      throw new ValidationError(field, value, `${describe(param.schema)} of well-formed Unicode (no lone surrogate)`, undefined, { rule: "format" });
+      throw new ValidationError(field, value, `${describe(param.schema)} of well-formed Unicode (no lone surrogate)`, undefined, {
+        rule: "format",
+      });
     }
     // URL parsers (WHATWG, so every fetch) resolve a segment "." or ".." — encoded as %2E or not — against the
     // path: `sessions.get("..")` would reach another resource. Such a value cannot be sent as one segment.
     if (param.in === "path" && typeof value === "string" && DOT_SEGMENT.test(value)) {
-      throw new ValidationError(field, value, `${describe(param.schema)}, other than "." or ".." (a URL dot segment)`, undefined, { rule: "format" });
+      throw new ValidationError(field, value, `${describe(param.schema)}, other than "." or ".." (a URL dot segment)`, undefined, {
+        rule: "format",
+      });
     }
   }
   if (rules.body) {
@@ -80,13 +89,7 @@ export function validateCall(rules: OperationRules, input: CallInput, now?: Date
 }
 
 /** Checks one value against its rule; `siblings` are the other fields of the same object (for `notBefore`). */
-export function checkField(
-  rule: FieldRule,
-  value: unknown,
-  field: string,
-  siblings: Record<string, unknown> = {},
-  now?: Date,
-): void {
+export function checkField(rule: FieldRule, value: unknown, field: string, siblings: Record<string, unknown> = {}, now?: Date): void {
   const fail = (broke: ValidationRule, bound?: unknown, allowed = describe(rule)): never => {
     throw new ValidationError(field, value, allowed, undefined, { rule: broke, bound });
   };
@@ -123,12 +126,17 @@ export function checkField(
     const { minItems = NaN, maxItems = NaN } = rule;
     if (value.length < minItems) fail("minItems", minItems);
     if (value.length > maxItems) fail("maxItems", maxItems);
-    if (rule.items) value.forEach((item, i) => checkField(rule.items!, item, `${field}[${i}]`, {}, now));
+    if (rule.items)
+      value.forEach((item, i) => {
+        checkField(rule.items!, item, `${field}[${i}]`, {}, now);
+      });
   }
   if (isRecord(value)) {
     for (const name of rule.required ?? []) {
       if (value[name] === undefined) {
-        throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`, undefined, { rule: "required" });
+        throw new ValidationError(`${field}.${name}`, undefined, `${describe(rule.properties?.[name] ?? {})} (required)`, undefined, {
+          rule: "required",
+        });
       }
     }
     for (const name in rule.properties) {

@@ -45,7 +45,13 @@ export class WaitTimeoutError<Snapshot = unknown> extends OrgAgentError {
 const TIMER_SLACK_MS = 5;
 
 /** The keys of WaitOptions: the request options and the wait's own. */
-export const WAIT_OPTION_KEYS: ReadonlySet<string> = new Set([...REQUEST_OPTION_KEYS, "interval", "maxInterval", "requestTimeout", "onPoll"]);
+export const WAIT_OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...REQUEST_OPTION_KEYS,
+  "interval",
+  "maxInterval",
+  "requestTimeout",
+  "onPoll",
+]);
 
 export const DEFAULT_WAIT = { interval: 1_000, maxInterval: 5_000, timeout: 600_000, growth: 1.5 } as const;
 
@@ -120,7 +126,14 @@ export function requestOptionsOf<Snapshot>(options: WaitOptions<Snapshot> = {}):
 function checkDuration(name: string, value: unknown, { infinite = false } = {}): number {
   // Above 0 and not finite is Infinity.
   const ok = typeof value === "number" && value > 0 && (infinite || Number.isFinite(value));
-  if (!ok) throw new ValidationError(`options.${name}`, value, `a number of milliseconds greater than 0${infinite ? " (or Infinity)" : ""}`, undefined, { rule: "option" });
+  if (!ok)
+    throw new ValidationError(
+      `options.${name}`,
+      value,
+      `a number of milliseconds greater than 0${infinite ? " (or Infinity)" : ""}`,
+      undefined,
+      { rule: "option" },
+    );
   return value as number;
 }
 

@@ -83,7 +83,11 @@ export function inDateWindows<Page>(
   if (concurrency === undefined || concurrency === 1) return undefined;
   const rule = operation.pagination!;
   if (query[rule.cursorParam] !== undefined) {
-    throw new ValidationError("options.concurrency", concurrency, `1 when query.${rule.cursorParam} is given: a cursor continues one chain`);
+    throw new ValidationError(
+      "options.concurrency",
+      concurrency,
+      `1 when query.${rule.cursorParam} is given: a cursor continues one chain`,
+    );
   }
   const { startParam, endParam } = dateRangeOf(operation)!;
   const limitParam = rule.limitParam ? operation.params[rule.limitParam] : undefined;
@@ -238,4 +242,3 @@ async function* windowPages<Page>(
     for (const window of windows) void window?.chain?.return().catch(() => {});
   }
 }
-

@@ -99,7 +99,10 @@ export function toolsRows(facts: Facts, range: DayRange): ToolsRow[] {
     return {
       date: facts.dateOf(day),
       tool_calls: toolCalls,
-      by_tool: tally(users.flatMap((f) => f.byTool), TOOLS).map(([tool, invocations]) => ({ tool, invocations })),
+      by_tool: tally(
+        users.flatMap((f) => f.byTool),
+        TOOLS,
+      ).map(([tool, invocations]) => ({ tool, invocations })),
       mcp_users_with_mcp: users.filter((f) => f.mcpCalls > 0).length,
       mcp_by_server: tally(users.flatMap((f) => f.byMcpServer)).map(([server, invocations]) => ({ server, invocations })),
       skills_invocations: sum(users, (f) => f.skillCalls),
@@ -107,7 +110,10 @@ export function toolsRows(facts: Facts, range: DayRange): ToolsRow[] {
       slash_commands_invocations: sum(users, (f) => f.slashCommands),
       slash_commands_by_name: tally(users.flatMap((f) => f.bySlashCommand)).map(([name, count]) => ({ name, count })),
       hooks_invocations: sum(users, (f) => f.hooks),
-      hooks_by_event: tally(users.flatMap((f) => f.byHook), HOOKS.map((_, i) => i)).map(([index, count]) => ({ ...HOOKS[index]!, count })),
+      hooks_by_event: tally(
+        users.flatMap((f) => f.byHook),
+        HOOKS.map((_, i) => i),
+      ).map(([index, count]) => ({ ...HOOKS[index]!, count })),
       web_users: users.filter((f) => f.clients.includes("web")).length,
       autonomy_ratio_avg: ratios.length ? round(ratios.reduce((a, b) => a + b, 0) / ratios.length, 2) : 0,
       autonomy_ratio_p50: percentile(ratios, 0.5),
@@ -126,7 +132,10 @@ export function toolsRows(facts: Facts, range: DayRange): ToolsRow[] {
 
 export function toolsByNameRows(facts: Facts, range: DayRange): ToolsGroupedRow[] {
   return [...days(range)].flatMap((day) =>
-    tally(facts.day(day).flatMap((f) => f.byTool), TOOLS).map(([tool, count]) => ({
+    tally(
+      facts.day(day).flatMap((f) => f.byTool),
+      TOOLS,
+    ).map(([tool, count]) => ({
       date: facts.dateOf(day),
       group_key: tool,
       tool_calls: count,
@@ -226,4 +235,3 @@ export function userRowKeys(facts: Facts, userCount: number, range: DayRange): U
   }
   return keys;
 }
-

@@ -148,9 +148,7 @@ function view(record: ComputerRecord, now: number): Computer {
     hostname: record.hostname,
     status,
     provisioningSteps: steps,
-    ...(record.relay
-      ? { relayClientUrl: `${RELAY}/client/${record.id}`, relayAgentUrl: `${RELAY}/agent/${record.id}` }
-      : {}),
+    ...(record.relay ? { relayClientUrl: `${RELAY}/client/${record.id}`, relayAgentUrl: `${RELAY}/agent/${record.id}` } : {}),
     remoteUser: record.remoteUser,
   };
 }

@@ -35,7 +35,14 @@ export class DayRows {
           sliceStart = performance.now();
           rows = this.#days.get(key); // another request may have computed it meanwhile
         }
-        rows ??= this.#keep(key, Buffer.from(rowsOf({ from: day, to: day }).map((row) => JSON.stringify(row)).join(",")));
+        rows ??= this.#keep(
+          key,
+          Buffer.from(
+            rowsOf({ from: day, to: day })
+              .map((row) => JSON.stringify(row))
+              .join(","),
+          ),
+        );
       }
       if (rows.length) pieces.push(...(pieces.length > 1 ? [COMMA, rows] : [rows]));
     }

@@ -35,7 +35,12 @@ export function withExampleAnswers(handled: Partial<Operations>, log: (line: str
 }
 
 function exampleOperation(operationId: OperationId, log: (line: string) => void): Operation {
-  const spec = operations[operationId] as { method: string; path: string; pagination?: PagingRule; params: Record<string, { schema: { default?: unknown } }> };
+  const spec = operations[operationId] as {
+    method: string;
+    path: string;
+    pagination?: PagingRule;
+    params: Record<string, { schema: { default?: unknown } }>;
+  };
   const entry = operationExamples[operationId];
   let logged = false;
   return {
@@ -43,17 +48,28 @@ function exampleOperation(operationId: OperationId, log: (line: string) => void)
     handle: (ctx) => {
       if (!logged) {
         logged = true;
-        log(`[orgagent emulator] ${spec.method} ${spec.path} (${operationId}) has no emulated behaviour: answered from the spec's example (${EXAMPLE_ANSWER.header}: ${EXAMPLE_ANSWER.value}).`);
+        log(
+          `[orgagent emulator] ${spec.method} ${spec.path} (${operationId}) has no emulated behaviour: answered from the spec's example (${EXAMPLE_ANSWER.header}: ${EXAMPLE_ANSWER.value}).`,
+        );
       }
-      if (entry?.example === undefined) throw new HttpProblem(501, `${operationId} has no emulated behaviour, and the spec has no example of its answer.`);
-      const body = spec.pagination ? examplePage(spec.pagination, entry.example, ctx, spec.params, entry.nextCursorNullable) : structuredClone(entry.example);
+      if (entry?.example === undefined)
+        throw new HttpProblem(501, `${operationId} has no emulated behaviour, and the spec has no example of its answer.`);
+      const body = spec.pagination
+        ? examplePage(spec.pagination, entry.example, ctx, spec.params, entry.nextCursorNullable)
+        : structuredClone(entry.example);
       return { status: entry.status, body, headers: { [EXAMPLE_ANSWER.header]: EXAMPLE_ANSWER.value } };
     },
   };
 }
 
 /** One page of the example's items: from the cursor, at most `limit` of them (default: the parameter's, else all). */
-function examplePage(rule: PagingRule, example: unknown, { query }: RequestContext, params: Record<string, { schema: { default?: unknown } }>, nullable = false): unknown {
+function examplePage(
+  rule: PagingRule,
+  example: unknown,
+  { query }: RequestContext,
+  params: Record<string, { schema: { default?: unknown } }>,
+  nullable = false,
+): unknown {
   const items = (at(example, rule.items) as unknown[] | undefined) ?? [];
   const given = rule.limitParam === undefined ? undefined : (query[rule.limitParam] ?? params[rule.limitParam]?.schema.default);
   const limit = typeof given === "number" && given > 0 ? given : items.length;
@@ -66,7 +82,8 @@ function examplePage(rule: PagingRule, example: unknown, { query }: RequestConte
       if (start === 0) throw new HttpProblem(400, `query.${rule.cursorParam}: ${JSON.stringify(text)} is not an item of this list.`);
     } else {
       start = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-      if (!(start <= items.length)) throw new HttpProblem(400, `query.${rule.cursorParam}: ${JSON.stringify(text)} is not a cursor of this list.`);
+      if (!(start <= items.length))
+        throw new HttpProblem(400, `query.${rule.cursorParam}: ${JSON.stringify(text)} is not a cursor of this list.`);
     }
   }
   const end = Math.min(items.length, start + limit);
@@ -79,7 +96,12 @@ function examplePage(rule: PagingRule, example: unknown, { query }: RequestConte
 
 /** The value at a dotted path (`meta.next_cursor`). */
 function at(value: unknown, dotted: string): unknown {
-  return dotted.split(".").reduce<unknown>((node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined), value);
+  return dotted
+    .split(".")
+    .reduce<unknown>(
+      (node, key) => (node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+      value,
+    );
 }
 
 /** Sets the value at a dotted path, making the objects on the way; `undefined` removes it. */

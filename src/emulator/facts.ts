@@ -137,11 +137,29 @@ export class Facts {
     const [high, medium, low, manual] = split(toolCalls, LEVEL_MIX[delegation]);
 
     const mcpCalls = user.mcpServers.length && r.chance(0.6) ? r.int(1, 25) : 0;
-    const byMcpServer = nonZero(user.mcpServers, split(mcpCalls, user.mcpServers.map(() => 0.5 + r.next())));
+    const byMcpServer = nonZero(
+      user.mcpServers,
+      split(
+        mcpCalls,
+        user.mcpServers.map(() => 0.5 + r.next()),
+      ),
+    );
     const skillCalls = r.chance(0.3) ? r.int(1, 4) : 0;
-    const bySkill = nonZero(SKILLS, split(skillCalls, SKILLS.map(() => r.next())));
+    const bySkill = nonZero(
+      SKILLS,
+      split(
+        skillCalls,
+        SKILLS.map(() => r.next()),
+      ),
+    );
     const slashCommands = r.chance(0.5) ? r.int(1, 6) : 0;
-    const bySlashCommand = nonZero(SLASH_COMMANDS, split(slashCommands, SLASH_COMMANDS.map(() => r.next())));
+    const bySlashCommand = nonZero(
+      SLASH_COMMANDS,
+      split(
+        slashCommands,
+        SLASH_COMMANDS.map(() => r.next()),
+      ),
+    );
     const byHook = user.hookIndexes
       .map((index) => {
         const hook = HOOKS[index]!;
@@ -152,7 +170,10 @@ export class Facts {
     const hooks = byHook.reduce((sum, [, count]) => sum + count, 0);
 
     const inputTotal = Math.round(toolCalls * r.int(1500, 4500));
-    const modelShares = split(inputTotal, user.models.map((_, i) => (i === 0 ? 6 : 1 + r.next() * 2)));
+    const modelShares = split(
+      inputTotal,
+      user.models.map((_, i) => (i === 0 ? 6 : 1 + r.next() * 2)),
+    );
     const models = user.models
       .map((model, i): ModelUse => {
         const input = modelShares[i]!;
@@ -168,11 +189,20 @@ export class Facts {
     const filesEdited = Math.round((byTool.find(([tool]) => tool === "Edit")?.[1] ?? 0) / r.int(2, 4));
     const files = filesCreated + filesEdited;
     const languagesToday = user.languages.filter((_, i) => i === 0 || r.chance(0.5));
-    const languageCounts = split(files, languagesToday.map((_, i) => (i === 0 ? 4 : 1 + r.next())));
-    const byLanguage = nonZero(languagesToday.map((l) => l.name), languageCounts);
+    const languageCounts = split(
+      files,
+      languagesToday.map((_, i) => (i === 0 ? 4 : 1 + r.next())),
+    );
+    const byLanguage = nonZero(
+      languagesToday.map((l) => l.name),
+      languageCounts,
+    );
     const extensionCounts = new Map<string, number>();
     languagesToday.forEach((language, i) => {
-      const parts = split(languageCounts[i]!, language.extensions.map((_, j) => (j === 0 ? 3 : 1)));
+      const parts = split(
+        languageCounts[i]!,
+        language.extensions.map((_, j) => (j === 0 ? 3 : 1)),
+      );
       language.extensions.forEach((extension, j) => {
         if (parts[j]) extensionCounts.set(extension, (extensionCounts.get(extension) ?? 0) + parts[j]!);
       });

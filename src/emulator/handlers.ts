@@ -103,13 +103,19 @@ export function buildOperations(state: State): Partial<Operations> {
 
   return {
     getAnalyticsTokens: analytics(state, dayRows, (ctx) =>
-      ctx.query.group_by === "model" ? ["tokens by model", (range) => creditsByModelRows(facts, range)] : ["tokens", (range) => creditsRows(facts, range)],
+      ctx.query.group_by === "model"
+        ? ["tokens by model", (range) => creditsByModelRows(facts, range)]
+        : ["tokens", (range) => creditsRows(facts, range)],
     ),
     getAnalyticsTools: analytics(state, dayRows, (ctx) =>
-      ctx.query.group_by === "tool_name" ? ["tools by name", (range) => toolsByNameRows(facts, range)] : ["tools", (range) => toolsRows(facts, range)],
+      ctx.query.group_by === "tool_name"
+        ? ["tools by name", (range) => toolsByNameRows(facts, range)]
+        : ["tools", (range) => toolsRows(facts, range)],
     ),
     getAnalyticsActivity: analytics(state, dayRows, (ctx) =>
-      ctx.query.group_by === "client" ? ["activity by client", (range) => activityByClientRows(facts, range)] : ["activity", (range) => activityRows(facts, range)],
+      ctx.query.group_by === "client"
+        ? ["activity by client", (range) => activityByClientRows(facts, range)]
+        : ["activity", (range) => activityRows(facts, range)],
     ),
     getAnalyticsProductivity: analytics(state, dayRows, () => ["productivity", (range) => productivityRows(facts, range)]),
 
@@ -144,9 +150,7 @@ export function buildOperations(state: State): Partial<Operations> {
       // Newest report first. `repoId` is the repository's `owner/name` (the full repository URL is accepted too).
       handle: ({ query }) => {
         const repoId = query.repoId as string | undefined;
-        const reports = repoId
-          ? org.readinessReports.filter((r) => repoIdOf(r) === repoId || r.repoUrl === repoId)
-          : org.readinessReports;
+        const reports = repoId ? org.readinessReports.filter((r) => repoIdOf(r) === repoId || r.repoUrl === repoId) : org.readinessReports;
         let start = 0;
         if (query.startAfter !== undefined) {
           const index = reports.findIndex((r) => r.reportId === query.startAfter);
@@ -166,7 +170,8 @@ export function buildOperations(state: State): Partial<Operations> {
         let start = 0;
         if (query.cursor !== undefined) {
           const revision = /^rev_(\d+)$/.exec(query.cursor as string);
-          if (!revision) throw new HttpProblem(400, `query.cursor: ${JSON.stringify(query.cursor)} is not a cursor from pagination.nextCursor.`);
+          if (!revision)
+            throw new HttpProblem(400, `query.cursor: ${JSON.stringify(query.cursor)} is not a cursor from pagination.nextCursor.`);
           start = org.history.findIndex((change) => change.revision <= Number(revision[1]));
           if (start < 0) start = org.history.length;
         }
@@ -230,7 +235,10 @@ export function buildOperations(state: State): Partial<Operations> {
         visibleSession(path.sessionId!, query.computerId, now);
         const message = sessions.message(path.sessionId!, path.messageId!, now);
         if (!message) {
-          throw new HttpProblem(404, `No message ${JSON.stringify(path.messageId)} in session ${path.sessionId} (an assistant reply exists once the work on its message has finished).`);
+          throw new HttpProblem(
+            404,
+            `No message ${JSON.stringify(path.messageId)} in session ${path.sessionId} (an assistant reply exists once the work on its message has finished).`,
+          );
         }
         return { body: message };
       },
@@ -272,7 +280,13 @@ function requireActiveComputer(computers: Computers, computerId: string, now: nu
   if (status !== "active") throw new HttpProblem(409, `Computer ${computerId} is ${status}; sessions run only on an active computer.`);
 }
 
-function checkOnComputer(computers: Computers, sessionComputer: string | undefined, asked: string | undefined, sessionId: string, now: number) {
+function checkOnComputer(
+  computers: Computers,
+  sessionComputer: string | undefined,
+  asked: string | undefined,
+  sessionId: string,
+  now: number,
+) {
   if (asked === undefined || asked === sessionComputer) return;
   if (!computers.get(asked, now)) throw new HttpProblem(404, `No computer ${JSON.stringify(asked)}.`);
   throw new HttpProblem(404, `Session ${sessionId} is not on computer ${asked}.`);

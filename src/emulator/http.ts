@@ -122,7 +122,9 @@ export function listener(options: HttpOptions) {
         .catch((error: unknown) => {
           // A client that hangs up while sending its body is not the emulator's failure: one line, no answer.
           if (!(error instanceof HttpProblem) && req.destroyed && !req.complete) {
-            console.error(`[orgagent emulator] ${req.method} ${requestPath(req)}: the client closed the connection before sending its whole request.`);
+            console.error(
+              `[orgagent emulator] ${req.method} ${requestPath(req)}: the client closed the connection before sending its whole request.`,
+            );
             return;
           }
           const problem = error instanceof HttpProblem ? error : new HttpProblem(500, "The emulator failed to answer this request.");
@@ -155,7 +157,10 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
     // As in the spec (and Prism), a path with a trailing slash is another path: say which one is served.
     const without = url.pathname.replace(/\/+$/, "");
     const served = without !== url.pathname && routes.some((route) => route.pattern.test(without));
-    throw new HttpProblem(404, `No operation is served at ${url.pathname}.${served ? ` Did you mean ${without}, without the trailing slash?` : ""}`);
+    throw new HttpProblem(
+      404,
+      `No operation is served at ${url.pathname}.${served ? ` Did you mean ${without}, without the trailing slash?` : ""}`,
+    );
   }
   const onHost = matches.filter((m) => m.route.host === options.host);
   if (!onHost.length) {
@@ -189,7 +194,10 @@ async function serve(req: IncomingMessage, options: HttpOptions): Promise<Reply>
     throw new HttpProblem(status, `${why}; retry in ${Math.ceil(wait)} ms.`, limit.headers);
   }
   if (!operation.roles.includes(role)) {
-    throw new HttpProblem(403, `This operation needs the ${operation.roles.map(capitalize).join(" or ")} role; the key's role is ${capitalize(role)}.`);
+    throw new HttpProblem(
+      403,
+      `This operation needs the ${operation.roles.map(capitalize).join(" or ")} role; the key's role is ${capitalize(role)}.`,
+    );
   }
 
   const path: Record<string, string> = {};
@@ -275,7 +283,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { Connection: "close" });
+    if (size > MAX_BODY_BYTES)
+      throw new HttpProblem(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`, { Connection: "close" });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
@@ -298,7 +307,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);

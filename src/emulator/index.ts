@@ -117,7 +117,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const timing = { ...DEFAULT_TIMING, ...options.timing };
   const keys = { ...DEFAULT_KEYS, ...options.keys };
   const roles = new Map<string, Role>(Object.entries(keys).map(([role, key]) => [key, role as Role]));
-  if (roles.size !== Object.keys(DEFAULT_KEYS).length) throw new Error("startEmulator: the owner, manager, member and guest keys must differ.");
+  if (roles.size !== Object.keys(DEFAULT_KEYS).length)
+    throw new Error("startEmulator: the owner, manager, member and guest keys must differ.");
   checkNetworkOptions(options.latency, options.rateLimit);
 
   const startedAt = now();
@@ -131,7 +132,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   // One latency sequence and one set of buckets for both hosts: a key's rate limit counts every request it makes.
   const network = { latency: latencies(seed, options.latency), rateLimit: rateLimiter(options.rateLimit) };
-  const serve = (hostName: HostName) => createServer(listener({ host: hostName, keys: roles, operations: ops, now, requestId, ...network }));
+  const serve = (hostName: HostName) =>
+    createServer(listener({ host: hostName, keys: roles, operations: ops, now, requestId, ...network }));
   const api = serve("base_url");
   const app = serve("app_url");
   const servers = [api, app];

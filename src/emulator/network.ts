@@ -66,7 +66,12 @@ export function checkNetworkOptions(latency: EmulatorLatency | undefined, rateLi
     check("rateLimit.requestsPerSecond", rate, Number.isFinite(rate) && rate > 0, "a number greater than 0");
     check("rateLimit.burst", burst, Number.isFinite(burst) && burst! >= 1, "a number, 1 or more");
     check("rateLimit.style", style, RATE_LIMIT_STYLES.includes(style!), RATE_LIMIT_STYLES.join(", "));
-    check("rateLimit.windowSeconds", windowSeconds, Number.isInteger(windowSeconds) && windowSeconds! >= 1, "a whole number of seconds, 1 or more");
+    check(
+      "rateLimit.windowSeconds",
+      windowSeconds,
+      Number.isInteger(windowSeconds) && windowSeconds! >= 1,
+      "a whole number of seconds, 1 or more",
+    );
   }
 }
 
@@ -82,14 +87,18 @@ export function latencies(seed: string, latency: EmulatorLatency | undefined): (
 export const defaultBurst = (requestsPerSecond: number): number => Math.max(1, Math.ceil(requestsPerSecond / 4));
 
 /** A window's quota: the rate times the window, at least 1. */
-export const windowQuota = (requestsPerSecond: number, windowSeconds: number): number => Math.max(1, Math.round(requestsPerSecond * windowSeconds));
+export const windowQuota = (requestsPerSecond: number, windowSeconds: number): number =>
+  Math.max(1, Math.round(requestsPerSecond * windowSeconds));
 
 /**
  * The rate limit by API key: `take(key)` counts a request of the key and says what its answer carries. `clock` is
  * Unix milliseconds (the `window` style's reset is a Unix time, so it must be the wall clock the client sees).
  * Only valid keys are counted, so the state is as large as the emulator's keys.
  */
-export function rateLimiter(limit: EmulatorRateLimit | undefined, clock: () => number = Date.now): ((key: string) => RateVerdict) | undefined {
+export function rateLimiter(
+  limit: EmulatorRateLimit | undefined,
+  clock: () => number = Date.now,
+): ((key: string) => RateVerdict) | undefined {
   if (!limit) return undefined;
   const style = limit.style ?? "bucket";
   const rate = limit.requestsPerSecond;
@@ -97,7 +106,10 @@ export function rateLimiter(limit: EmulatorRateLimit | undefined, clock: () => n
   const quota = windowQuota(rate, windowMs / 1000);
   /** The refusal's headers: Retry-After in whole seconds, rounded up; the exact wait too when asked for. */
   const refusal = (status: 429 | 503, wait: number, headers: Record<string, string> = {}): RateVerdict => {
-    const told = style === "no-hint" ? {} : { "Retry-After": String(Math.ceil(wait / 1000)), ...(limit.retryAfterMs ? { "retry-after-ms": String(Math.ceil(wait)) } : {}) };
+    const told =
+      style === "no-hint"
+        ? {}
+        : { "Retry-After": String(Math.ceil(wait / 1000)), ...(limit.retryAfterMs ? { "retry-after-ms": String(Math.ceil(wait)) } : {}) };
     return { headers: { ...headers, ...told }, refused: { status, wait } };
   };
 
@@ -115,7 +127,10 @@ export function rateLimiter(limit: EmulatorRateLimit | undefined, clock: () => n
       const headers: Record<string, string> =
         style === "window"
           ? { "X-RateLimit-Limit": String(quota), "X-RateLimit-Remaining": String(remaining), "X-RateLimit-Reset": String(end / 1000) }
-          : { "RateLimit-Policy": `"default";q=${quota};w=${windowMs / 1000}`, RateLimit: `"default";r=${remaining};t=${Math.ceil((end - now) / 1000)}` };
+          : {
+              "RateLimit-Policy": `"default";q=${quota};w=${windowMs / 1000}`,
+              RateLimit: `"default";r=${remaining};t=${Math.ceil((end - now) / 1000)}`,
+            };
       return admitted ? { headers } : refusal(429, end - now, headers);
     };
   }

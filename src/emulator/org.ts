@@ -1,12 +1,7 @@
 // The emulated organization, drawn once from the seed at startup: its people (with their habits, which drive the
 // daily facts), readiness reports and enterprise-control history. Everything here is small and fast to build.
 import { isDeepStrictEqual } from "node:util";
-import type {
-  DelegationLevel,
-  EnterpriseControlChange,
-  EnterpriseControlSettings,
-  ReadinessReport,
-} from "../../generated/openapi.js";
+import type { DelegationLevel, EnterpriseControlChange, EnterpriseControlSettings, ReadinessReport } from "../../generated/openapi.js";
 import {
   CLIENTS,
   CLIENT_WEIGHTS,
@@ -119,7 +114,12 @@ function buildUsers(seed: string, count: number): OrgUser[] {
       delegation: random.weighted(DELEGATION_LEVELS, DELEGATION_WEIGHTS),
       autonomy: 2 + random.next() * 16,
       mcpServers,
-      hookIndexes: random.chance(0.5) ? random.sample(HOOKS.map((_, i) => i), random.int(1, 3)) : [],
+      hookIndexes: random.chance(0.5)
+        ? random.sample(
+            HOOKS.map((_, i) => i),
+            random.int(1, 3),
+          )
+        : [],
     });
   }
   drafts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -191,10 +191,21 @@ function buildHistory(seed: string, users: readonly OrgUser[], start: number, no
     (s) => ({ ...s, sessionRetentionDays: random.pick([14, 30, 60, 90, 180]) }),
     (s) => ({ ...s, enableAgentShield: !s.enableAgentShield }),
     (s) => ({ ...s, restrictApiKeyCreationToManagers: random.chance(0.6) }),
-    (s) => ({ ...s, commandAllowlist: [...new Set([...(s.commandAllowlist ?? []), random.pick(["go test ./...", "cargo test", "make lint", "pytest -q"])])] }),
-    (s) => ({ ...s, commandDenylist: [...new Set([...(s.commandDenylist ?? []), random.pick(["git push --force", "curl | sh", "sudo"])])] }),
+    (s) => ({
+      ...s,
+      commandAllowlist: [
+        ...new Set([...(s.commandAllowlist ?? []), random.pick(["go test ./...", "cargo test", "make lint", "pytest -q"])]),
+      ],
+    }),
+    (s) => ({
+      ...s,
+      commandDenylist: [...new Set([...(s.commandDenylist ?? []), random.pick(["git push --force", "curl | sh", "sudo"])])],
+    }),
     (s) => ({ ...s, mcpPolicy: { enabled: true, allowlist: random.sample(["github", "linear", "sentry", "notion"], random.int(1, 4)) } }),
-    (s) => ({ ...s, modelPolicy: { ...s.modelPolicy, allowedModelIds: random.sample(MODELS, random.int(2, MODELS.length)).map((m) => m.id) } }),
+    (s) => ({
+      ...s,
+      modelPolicy: { ...s.modelPolicy, allowedModelIds: random.sample(MODELS, random.int(2, MODELS.length)).map((m) => m.id) },
+    }),
     (s) => ({ ...s, sandbox: { enabled: random.chance(0.7), network: { allowedDomains: ["github.com", "registry.npmjs.org"] } } }),
     (s) => ({ ...s, managedComputersEnabled: random.chance(0.7), byomComputersEnabled: true }),
     (s) => ({ ...s, wikiCloudSync: random.chance(0.5), ideAutoConnect: random.chance(0.5) }),
@@ -223,4 +234,3 @@ function buildHistory(seed: string, users: readonly OrgUser[], start: number, no
 function capitalize(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
-

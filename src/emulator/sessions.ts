@@ -1,14 +1,7 @@
 // Sessions and their messages. A session is `pending` while it starts, then works through the user messages one
 // at a time (`running`), appending an assistant reply when each finishes, and is `idle` when nothing is left.
 // Every status is derived from timestamps when read: no timers, and a test clock moves it exactly.
-import type {
-  CreateSessionRequest,
-  Message,
-  SendMessageRequest,
-  Session,
-  SessionStatus,
-  TokenUsage,
-} from "../../generated/openapi.js";
+import type { CreateSessionRequest, Message, SendMessageRequest, Session, SessionStatus, TokenUsage } from "../../generated/openapi.js";
 import type { Random } from "./random.js";
 
 interface MessageRecord {

@@ -31,7 +31,7 @@ export function codeToolDefinition(setup: CodeToolSetup) {
       "Runs a TypeScript (or JavaScript) program against the orgagent SDK in a sandbox, and answers with what it returns and prints. " +
         "Use it to combine calls, walk long lists and compute totals, so that only the answer comes back.",
       "Write an ES module that defines `async function run(client)`: `client` is an `OrgAgent` of the orgagent SDK, set up for this " +
-        "organization. Return a JSON-serialisable value; `console.log` output comes back too. `import { dateRange } from \"orgagent\"` " +
+        'organization. Return a JSON-serialisable value; `console.log` output comes back too. `import { dateRange } from "orgagent"` ' +
         "works: `dateRange.lastDays(7)` is the last 7 days ending yesterday (UTC), as `{ startDate, endDate }`.",
       "Example, the top 5 users by credits last week:\n" +
         "```ts\n" +
@@ -53,7 +53,12 @@ export function codeToolDefinition(setup: CodeToolSetup) {
     inputSchema: {
       type: "object",
       properties: {
-        code: { type: "string", minLength: 1, maxLength: 100_000, description: "The program: an ES module defining `async function run(client)`." },
+        code: {
+          type: "string",
+          minLength: 1,
+          maxLength: 100_000,
+          description: "The program: an ES module defining `async function run(client)`.",
+        },
       },
       required: ["code"],
       additionalProperties: false,
@@ -80,8 +85,11 @@ export function describeMethods(client: object): string {
  */
 function methodsOf(resource: object): string[] {
   const chain: object[] = [];
-  for (let proto = Object.getPrototypeOf(resource); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) chain.unshift(proto);
-  const names = chain.flatMap((proto) => Object.getOwnPropertyNames(proto).filter((name) => name !== "constructor" && typeof Reflect.get(proto, name) === "function"));
+  for (let proto = Object.getPrototypeOf(resource); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto))
+    chain.unshift(proto);
+  const names = chain.flatMap((proto) =>
+    Object.getOwnPropertyNames(proto).filter((name) => name !== "constructor" && typeof Reflect.get(proto, name) === "function"),
+  );
   return [...new Set(names)];
 }
 
@@ -92,14 +100,22 @@ export class CodeRunner {
   ) {}
 
   async run(code: unknown, signal?: AbortSignal): Promise<ToolResult> {
-    if (typeof code !== "string" || !code.trim()) return errorResult("Invalid argument code: expected the program's source, a non-empty string. Nothing was run.");
+    if (typeof code !== "string" || !code.trim())
+      return errorResult("Invalid argument code: expected the program's source, a non-empty string. Nothing was run.");
     const { proxy, sdk, denoDir } = await this.sandbox();
     const token = proxy.grant();
     const marker = `\u0000orgagent-${randomBytes(8).toString("hex")} `;
     try {
       const run = await runInSandbox(
         this.setup.deno,
-        { source: programSource(code, marker, token, proxy.origin), importMap: sdk.importMap, readable: sdk.files, net: proxy.address, denoDir, cwd: dirname(denoDir) },
+        {
+          source: programSource(code, marker, token, proxy.origin),
+          importMap: sdk.importMap,
+          readable: sdk.files,
+          net: proxy.address,
+          denoDir,
+          cwd: dirname(denoDir),
+        },
         { timeout: this.setup.timeout, maxOutput: this.#maxOutput(), heapMb: 256 },
         signal,
       );
@@ -118,7 +134,10 @@ export class CodeRunner {
 
   #answer(run: SandboxRun, marker: string): ToolResult {
     const printed: string[] = [];
-    let outcome: { kind: "result"; json?: string; inspected?: string } | { kind: "error"; name?: string; message?: string; stack?: string } | undefined;
+    let outcome:
+      | { kind: "result"; json?: string; inspected?: string }
+      | { kind: "error"; name?: string; message?: string; stack?: string }
+      | undefined;
     for (const line of run.stdout.split("\n")) {
       if (!line.startsWith(marker)) {
         if (line) printed.push(line);
@@ -138,8 +157,12 @@ export class CodeRunner {
     }
     const budget = this.setup.maxResultBytes;
     const output = printedText(printed, Math.floor(budget / 2));
-    if (run.stopped === "time") return errorResult(`The program was stopped after ${Math.round(this.setup.timeout / 1000)} s, its time limit.${output}`);
-    if (run.stopped === "output") return errorResult(`What the program printed and returned passed ${this.#maxOutput()} bytes, and it was stopped: return and print less (totals, the top few).${output}`);
+    if (run.stopped === "time")
+      return errorResult(`The program was stopped after ${Math.round(this.setup.timeout / 1000)} s, its time limit.${output}`);
+    if (run.stopped === "output")
+      return errorResult(
+        `What the program printed and returned passed ${this.#maxOutput()} bytes, and it was stopped: return and print less (totals, the top few).${output}`,
+      );
     if (run.stopped === "cancelled") return errorResult(`The run was cancelled.${output}`);
     if (outcome?.kind === "error") {
       const stack = (outcome.stack || `${outcome.name}: ${outcome.message}`).split("\n").slice(0, 8).join("\n");
@@ -149,9 +172,15 @@ export class CodeRunner {
       const said = run.stderr.trim().split("\n").slice(0, 12).join("\n");
       return errorResult(`The program ended without an answer (exit code ${run.exitCode}).${said ? `\n${said}` : ""}${output}`);
     }
-    if (outcome.json === undefined) return textResult(outcome.inspected === undefined ? "The program returned nothing." : `Returned (not JSON): ${outcome.inspected}`, ...(output ? [output.trim()] : []));
+    if (outcome.json === undefined)
+      return textResult(
+        outcome.inspected === undefined ? "The program returned nothing." : `Returned (not JSON): ${outcome.inspected}`,
+        ...(output ? [output.trim()] : []),
+      );
     const { text, cuts } = compactJson(JSON.parse(outcome.json), budget - Buffer.byteLength(output));
-    const note = cuts.length ? [`The answer was cut to fit ${budget} bytes: ${cuts.join("; ")}. Return less (totals, the top few) instead.`] : [];
+    const note = cuts.length
+      ? [`The answer was cut to fit ${budget} bytes: ${cuts.join("; ")}. Return less (totals, the top few) instead.`]
+      : [];
     return textResult(text, ...note, ...(output ? [output.trim()] : []));
   }
 }
@@ -160,7 +189,8 @@ export class CodeRunner {
 function printedText(lines: string[], budget: number): string {
   if (!lines.length) return "";
   let text = lines.join("\n");
-  if (Buffer.byteLength(text) > budget) text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[printed output cut after ${budget} bytes]`;
+  if (Buffer.byteLength(text) > budget)
+    text = `${Buffer.from(text).subarray(0, budget).toString("utf8")}\n[printed output cut after ${budget} bytes]`;
   return `\n\nPrinted:\n${text}`;
 }
 

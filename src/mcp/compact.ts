@@ -30,14 +30,17 @@ export function compactJson(value: unknown, budget: number): Compacted {
       let own = weight;
       for (const [inner, nested] of places) if (nearestInside(inner, place, places)) own -= nested.weight;
       const depth = place.split("[]").length;
-      if (!heaviest || depth > heaviest.depth || (depth === heaviest.depth && own > heaviest.own)) heaviest = { place, depth, own, longest };
+      if (!heaviest || depth > heaviest.depth || (depth === heaviest.depth && own > heaviest.own))
+        heaviest = { place, depth, own, longest };
     }
     if (!heaviest) break;
     limits.set(heaviest.place, Math.ceil(heaviest.longest / 2));
     kept = shorten(kept, "", limits, Infinity);
   }
   let shortened = JSON.stringify(kept);
-  const cuts = [...limits].map(([place, limit]) => `${place || "the answer"}: the first ${limit} item${limit === 1 ? "" : "s"} kept of ${countAt(value, place)}`);
+  const cuts = [...limits].map(
+    ([place, limit]) => `${place || "the answer"}: the first ${limit} item${limit === 1 ? "" : "s"} kept of ${countAt(value, place)}`,
+  );
   if (bytes(shortened) > budget) {
     kept = shorten(value, "", limits, LONG_STRING);
     shortened = JSON.stringify(kept);
@@ -45,7 +48,10 @@ export function compactJson(value: unknown, budget: number): Compacted {
   }
   if (bytes(shortened) > budget) {
     // Past any cut that keeps JSON whole: the text itself, cut (no longer valid JSON).
-    const slice = Buffer.from(shortened).subarray(0, budget).toString("utf8").replace(/\uFFFD$/, "");
+    const slice = Buffer.from(shortened)
+      .subarray(0, budget)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
     return { text: slice, cuts: [...cuts, `the text cut after ${budget} bytes (it is no longer valid JSON)`] };
   }
   return { text: shortened, cuts };
@@ -110,7 +116,7 @@ function countAt(value: unknown, place: string): string {
   const visit = (node: unknown, at: string) => {
     if (Array.isArray(node)) {
       if (at === place) lengths.push(node.length);
-      node.forEach((item) => visit(item, `${at}[]`));
+      for (const item of node) visit(item, `${at}[]`);
     } else if (node !== null && typeof node === "object") {
       for (const [key, child] of Object.entries(node)) visit(child, at ? `${at}.${key}` : key);
     }

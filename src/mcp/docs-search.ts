@@ -42,7 +42,13 @@ export function readDocFiles(): DocFile[] {
   if (existsSync(built)) return JSON.parse(readFileSync(built, "utf8")) as DocFile[];
   const root = new URL("../../", import.meta.url);
   if (!existsSync(new URL("docs/", root))) return [];
-  const names = ["README.md", ...readdirSync(new URL("docs/", root)).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+  const names = [
+    "README.md",
+    ...readdirSync(new URL("docs/", root))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
   return names.map((path) => ({ path, text: readFileSync(fileURLToPath(new URL(path, root)), "utf8") }));
 }
 
@@ -53,7 +59,10 @@ export class DocsIndex {
   constructor(files: readonly DocFile[]) {
     for (const tool of Object.values(mcpTools)) {
       const parameters = Object.entries(tool.inputSchema.properties)
-        .map(([name, schema]) => `- ${name}${tool.inputSchema.required?.includes(name) ? " (required)" : ""}: ${(schema as { description?: string }).description ?? ""}`)
+        .map(
+          ([name, schema]) =>
+            `- ${name}${tool.inputSchema.required?.includes(name) ? " (required)" : ""}: ${(schema as { description?: string }).description ?? ""}`,
+        )
         .join("\n");
       this.#add(`tool ${tool.name} (${tool.method})`, tool.name, `${tool.description}\n\nArguments:\n${parameters}`);
     }
@@ -95,7 +104,12 @@ export class DocsIndex {
       .filter(({ score }) => score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
-      .map(({ section, score }) => ({ source: section.source, heading: section.heading, text: section.text, score: Math.round(score * 100) / 100 }));
+      .map(({ section, score }) => ({
+        source: section.source,
+        heading: section.heading,
+        text: section.text,
+        score: Math.round(score * 100) / 100,
+      }));
   }
 }
 

@@ -30,7 +30,10 @@ export function instructions(policy: Policy, now = new Date()): string {
   for (const tool of writes) effects.set(tool.effect!, [...(effects.get(tool.effect!) ?? []), tool.name]);
   for (const [effect, names] of effects) {
     const on = names.filter((name) => policy.operations.has(name));
-    if (on.length) lines.push(`These calls ${EFFECTS[effect] ?? effect}: ${on.join(", ")}. Say what you will do and get the user's go-ahead before calling them.`);
+    if (on.length)
+      lines.push(
+        `These calls ${EFFECTS[effect] ?? effect}: ${on.join(", ")}. Say what you will do and get the user's go-ahead before calling them.`,
+      );
   }
   lines.push(
     `Today is ${now.toISOString().slice(0, 10)} (UTC) as this session starts. Analytics dates are UTC days (YYYY-MM-DD), both ends ` +

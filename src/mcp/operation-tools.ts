@@ -9,7 +9,13 @@ import { textResult, ToolInputError, type ToolResult } from "./results.js";
 
 /** The MCP description of an operation's tool. */
 export function operationTool(spec: McpToolSpec) {
-  return { name: spec.name, title: spec.title, description: spec.description, inputSchema: spec.inputSchema, annotations: spec.annotations };
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    annotations: spec.annotations,
+  };
 }
 
 /** The tool's arguments as the operation's path, query and body; an argument the operation does not take is refused. */
@@ -20,7 +26,10 @@ export function operationInput(spec: McpToolSpec, args: Record<string, unknown>)
     const place = Object.hasOwn(spec.arguments, name) ? spec.arguments[name] : undefined;
     if (!place) {
       const known = Object.keys(spec.arguments);
-      throw new ToolInputError(name, `${spec.name} takes no argument ${JSON.stringify(name)}; its arguments are ${known.length ? known.join(", ") : "none"}.`);
+      throw new ToolInputError(
+        name,
+        `${spec.name} takes no argument ${JSON.stringify(name)}; its arguments are ${known.length ? known.join(", ") : "none"}.`,
+      );
     }
     if (value === undefined) continue;
     if (place === "body") {
@@ -28,7 +37,10 @@ export function operationInput(spec: McpToolSpec, args: Record<string, unknown>)
       else fields[name] = value;
     } else input[place][name] = value;
   }
-  if (spec.body === "fields" && (Object.keys(fields).length || spec.inputSchema.required?.some((name) => spec.arguments[name] === "body"))) {
+  if (
+    spec.body === "fields" &&
+    (Object.keys(fields).length || spec.inputSchema.required?.some((name) => spec.arguments[name] === "body"))
+  ) {
     input.body = fields;
   }
   return input;
@@ -39,12 +51,18 @@ export function argumentOf(spec: McpToolSpec, field: string): string {
   const match = /^(path|query|body)(?:\.(.*))?$/s.exec(field);
   if (!match) return field;
   const [, place, rest] = match;
-  if (place === "body") return spec.body === "whole" || !rest ? "body" + (rest ? `.${rest}` : "") : rest;
+  if (place === "body") return spec.body === "whole" || !rest ? `body${rest ? `.${rest}` : ""}` : rest;
   return rest ?? field;
 }
 
 /** Calls the operation of `spec` with `args`; a list walks its pages within the policy's bounds. */
-export async function runOperationTool(client: OrgAgent, spec: McpToolSpec, args: Record<string, unknown>, policy: Policy, signal?: AbortSignal): Promise<ToolResult> {
+export async function runOperationTool(
+  client: OrgAgent,
+  spec: McpToolSpec,
+  args: Record<string, unknown>,
+  policy: Policy,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const input = operationInput(spec, args);
   if (!spec.pagination) {
     const body = await callOperation(client, spec.name, input, signal);
@@ -60,7 +78,13 @@ export async function runOperationTool(client: OrgAgent, spec: McpToolSpec, args
  * cursor continues after the whole page). A page that would take the answer past the budget is left for the next
  * call, its cursor given.
  */
-async function runList(client: OrgAgent, spec: McpToolSpec, input: OperationInput, policy: Policy, signal?: AbortSignal): Promise<ToolResult> {
+async function runList(
+  client: OrgAgent,
+  spec: McpToolSpec,
+  input: OperationInput,
+  policy: Policy,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
   const rule = spec.pagination!;
   const query = { ...input.query };
   let pageSize: number | undefined;
@@ -101,7 +125,9 @@ async function runList(client: OrgAgent, spec: McpToolSpec, input: OperationInpu
       signal,
     );
     if (smaller !== undefined) {
-      notes.push(`A page of ${pageSize} items was larger than ${policy.maxResultBytes} bytes: pages of ${smaller} were asked for instead; pass ${rule.limitParam}=${smaller} to continue.`);
+      notes.push(
+        `A page of ${pageSize} items was larger than ${policy.maxResultBytes} bytes: pages of ${smaller} were asked for instead; pass ${rule.limitParam}=${smaller} to continue.`,
+      );
       pageSize = smaller;
       query[rule.limitParam!] = smaller;
       continue;
@@ -110,7 +136,14 @@ async function runList(client: OrgAgent, spec: McpToolSpec, input: OperationInpu
   }
 }
 
-function listAnswer(spec: McpToolSpec, items: unknown[], pages: number, next: Record<string, unknown> | undefined, notes: string[], policy: Policy): ToolResult {
+function listAnswer(
+  spec: McpToolSpec,
+  items: unknown[],
+  pages: number,
+  next: Record<string, unknown> | undefined,
+  notes: string[],
+  policy: Policy,
+): ToolResult {
   const rule = spec.pagination!;
   const cursor = next?.[rule.cursorParam];
   const result = { items, count: items.length, has_more: next !== undefined, ...(next !== undefined ? { next_cursor: cursor } : {}) };

@@ -66,10 +66,13 @@ export function policyOf(options: McpServerOptions, sandboxAvailable: boolean): 
     const known = new Set([...all.map((tool) => tool.name), CODE_TOOL, DOCS_TOOL]);
     const unknown = [...named].filter((name) => !known.has(name));
     if (unknown.length) {
-      throw new McpOptionsError(`Unknown tool ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the tools are ${[...known].join(", ")}.`);
+      throw new McpOptionsError(
+        `Unknown tool ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the tools are ${[...known].join(", ")}.`,
+      );
     }
     const writes = all.filter((tool) => named.has(tool.name) && isWrite(tool)).map((tool) => tool.name);
-    if (readOnly && writes.length) throw new McpOptionsError(`${writes.join(", ")} ${writes.length > 1 ? "are writes" : "is a write"}: readOnly allows reads only.`);
+    if (readOnly && writes.length)
+      throw new McpOptionsError(`${writes.join(", ")} ${writes.length > 1 ? "are writes" : "is a write"}: readOnly allows reads only.`);
   }
   const namedOperations = all.filter((tool) => named?.has(tool.name));
   const allowed = namedOperations.length ? namedOperations : all.filter((tool) => !isWrite(tool) || options.allowWrites === true);

@@ -32,7 +32,9 @@ interface Route {
 }
 
 // Each operation's path template as a pattern: a parameter is one segment.
-const ROUTES: Route[] = Object.values(operations as Record<string, { operationId: string; method: string; path: string; host: string }>).map((op) => ({
+const ROUTES: Route[] = Object.values(
+  operations as Record<string, { operationId: string; method: string; path: string; host: string }>,
+).map((op) => ({
   operationId: op.operationId,
   method: op.method,
   pattern: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^{}]+\}/g, "[^/]+")}$`),
@@ -105,7 +107,12 @@ export class SandboxProxy {
     if (!route) return problem(404, "Not Found", `${request.method} ${url.pathname} is not an operation of the API.`);
     if (!this.#options.allowed.has(route.operationId)) return problem(403, "Forbidden", this.#options.refusal(route.operationId));
     const host = this.#options.hosts[route.host];
-    if (!host) return problem(503, "Service Unavailable", `No URL is configured for the host ${route.host} (ORGAGENT_APP_URL for readiness reports).`);
+    if (!host)
+      return problem(
+        503,
+        "Service Unavailable",
+        `No URL is configured for the host ${route.host} (ORGAGENT_APP_URL for readiness reports).`,
+      );
 
     const upstream = new AbortController();
     response.on("close", () => upstream.abort());
@@ -134,7 +141,11 @@ export class SandboxProxy {
       response.writeHead(answer.status, { ...passed, "content-length": scrubbed.length }).end(scrubbed);
     } catch (error) {
       if (response.headersSent || upstream.signal.aborted) return void response.destroy();
-      problem(502, "Bad Gateway", this.scrub(`The MCP server could not reach the API: ${error instanceof Error ? error.message : String(error)}`));
+      problem(
+        502,
+        "Bad Gateway",
+        this.scrub(`The MCP server could not reach the API: ${error instanceof Error ? error.message : String(error)}`),
+      );
     }
   }
 }

@@ -30,7 +30,16 @@ export async function sandboxSdk(workDir: string): Promise<SandboxSdk> {
     // A name in a variable: bundlers leave this import alone, and a package never reaches it.
     const bundler = "esbuild";
     const { build } = (await import(bundler)) as typeof import("esbuild");
-    await build({ entryPoints: [source()], outfile: sdk, bundle: true, format: "esm", platform: "neutral", target: "es2022", external: ["openapi-fetch"], logLevel: "error" });
+    await build({
+      entryPoints: [source()],
+      outfile: sdk,
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      target: "es2022",
+      external: ["openapi-fetch"],
+      logLevel: "error",
+    });
   }
   const openapiFetch = esmEntry("openapi-fetch");
   const imports = { orgagent: pathToFileURL(sdk).href, "openapi-fetch": pathToFileURL(openapiFetch).href };
@@ -42,7 +51,13 @@ function esmEntry(name: string): string {
   const manifestPath = createRequire(import.meta.url).resolve(`${name}/package.json`);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { exports?: Record<string, unknown>; module?: string; main?: string };
   const root = manifest.exports?.["."];
-  const entry = typeof root === "string" ? root : ((root as { import?: string; default?: string } | undefined)?.import ?? (root as { default?: string } | undefined)?.default ?? manifest.module ?? manifest.main);
+  const entry =
+    typeof root === "string"
+      ? root
+      : ((root as { import?: string; default?: string } | undefined)?.import ??
+        (root as { default?: string } | undefined)?.default ??
+        manifest.module ??
+        manifest.main);
   if (!entry) throw new Error(`${name} names no ES module entry`);
   return join(dirname(manifestPath), entry);
 }

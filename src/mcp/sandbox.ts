@@ -109,8 +109,14 @@ export function runInSandbox(deno: string, program: SandboxProgram, limits: Sand
       append(chunk.subarray(0, room).toString("utf8"));
       if (read >= limits.maxOutput) stop("output");
     };
-    child.stdout.on("data", collect((text) => (stdout += text)));
-    child.stderr.on("data", collect((text) => (stderr += text)));
+    child.stdout.on(
+      "data",
+      collect((text) => (stdout += text)),
+    );
+    child.stderr.on(
+      "data",
+      collect((text) => (stderr += text)),
+    );
     child.stdin.on("error", () => {}); // a program that ends before reading all of its source
     child.stdin.end(program.source);
     let done = false;

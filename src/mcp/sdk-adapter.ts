@@ -35,7 +35,11 @@ export interface OperationInput {
 }
 
 /** `client.request` for an operationId known only at run time: the SDK checks it, and every argument, itself. */
-type Request = (operationId: string, params: OperationInput, options: { signal?: AbortSignal | undefined }) => PromiseLike<unknown> & {
+type Request = (
+  operationId: string,
+  params: OperationInput,
+  options: { signal?: AbortSignal | undefined },
+) => PromiseLike<unknown> & {
   pages(): AsyncIterable<unknown>;
 };
 

@@ -11,7 +11,15 @@ import { listenHttp, type HttpListener } from "./http.js";
 import { instructions } from "./instructions.js";
 import { argumentOf, operationTool, runOperationTool } from "./operation-tools.js";
 import { CODE_TOOL, DEFAULT_CODE_TIMEOUT, DOCS_TOOL, McpOptionsError, policyOf, type McpServerOptions, type Policy } from "./options.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server, StdioServerTransport, type Transport } from "./protocol.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  Server,
+  StdioServerTransport,
+  type Transport,
+} from "./protocol.js";
 import { errorResult, failure, type ToolResult } from "./results.js";
 import { SandboxProxy } from "./sandbox-proxy.js";
 import { sandboxSdk, sandboxSdkAvailable } from "./sandbox-sdk.js";
@@ -128,7 +136,10 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
     tools: definitions.map((tool) => tool.name),
     instructions: text,
     async connect(transport) {
-      const server = new Server({ name: "orgagent", title: "orgagent", version: pkg.version }, { capabilities: { tools: {} }, instructions: instructions(policy) });
+      const server = new Server(
+        { name: "orgagent", title: "orgagent", version: pkg.version },
+        { capabilities: { tools: {} }, instructions: instructions(policy) },
+      );
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: definitions }));
       server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         const signal = AbortSignal.any([extra.signal, closing.signal]);
@@ -137,7 +148,9 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
           result = await call(request.params.name, request.params.arguments ?? {}, signal);
         } catch (error) {
           if (error instanceof McpError) throw error;
-          logger.error(`[orgagent mcp] ${request.params.name} failed: ${scrub(error instanceof Error ? (error.stack ?? error.message) : String(error))}`);
+          logger.error(
+            `[orgagent mcp] ${request.params.name} failed: ${scrub(error instanceof Error ? (error.stack ?? error.message) : String(error))}`,
+          );
           result = failure(error);
         }
         return { ...result, content: result.content.map((block) => ({ ...block, text: scrub(block.text) })) };
@@ -172,7 +185,8 @@ export function createMcpServer(options: McpServerOptions = {}): OrgAgentMcpServ
 
 function codeSetup(deno: string, code: McpServerOptions["code"], policy: Policy, client: OrgAgent) {
   const timeout = (code ? code.timeout : undefined) ?? DEFAULT_CODE_TIMEOUT;
-  if (!Number.isInteger(timeout) || timeout < 1000 || timeout > 600_000) throw new McpOptionsError(`code.timeout must be a whole number of ms from 1,000 to 600,000; got ${timeout}.`);
+  if (!Number.isInteger(timeout) || timeout < 1000 || timeout > 600_000)
+    throw new McpOptionsError(`code.timeout must be a whole number of ms from 1,000 to 600,000; got ${timeout}.`);
   return { deno, timeout, maxResultBytes: policy.maxResultBytes, methods: describeMethods(client) };
 }
 

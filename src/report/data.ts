@@ -74,9 +74,7 @@ export async function buildAnalyticsReport(
   try {
     const [credits, previousCredits, activity, tools, productivity, users] = await Promise.all([
       part("credits", client.analytics.tokens({ ...query, group_by: "model" }, call)),
-      previousRange
-        ? part("previousCredits", client.analytics.tokens({ ...previousRange, group_by: "model" }, call))
-        : undefined,
+      previousRange ? part("previousCredits", client.analytics.tokens({ ...previousRange, group_by: "model" }, call)) : undefined,
       part("activity", client.analytics.activity(query, call)),
       part("tools", client.analytics.tools(query, call)),
       part("productivity", client.analytics.productivity(query, call)),
@@ -205,7 +203,10 @@ function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): 
       clients.set(client, entry);
     }
   }
-  const peak = daily.reduce<(typeof daily)[number] | null>((best, day) => (!best || day.dailyActiveUsers > best.dailyActiveUsers ? day : best), null);
+  const peak = daily.reduce<(typeof daily)[number] | null>(
+    (best, day) => (!best || day.dailyActiveUsers > best.dailyActiveUsers ? day : best),
+    null,
+  );
   const last = daily.at(-1);
   return {
     daily,
@@ -222,7 +223,10 @@ function activityOf(days: readonly string[], rows: readonly api.ActivityRow[]): 
 }
 
 function topUsersOf(rows: readonly api.UserRow[], periodCredits: number): TopUsersSection {
-  const people = new Map<string, { email: string | null; credits: number; days: number; sessions: number; toolCalls: number; models: Map<string, number> }>();
+  const people = new Map<
+    string,
+    { email: string | null; credits: number; days: number; sessions: number; toolCalls: number; models: Map<string, number> }
+  >();
   for (const row of rows) {
     let person = people.get(row.user_id);
     if (!person) people.set(row.user_id, (person = { email: null, credits: 0, days: 0, sessions: 0, toolCalls: 0, models: new Map() }));
@@ -291,7 +295,11 @@ function productivityOf(days: readonly string[], rows: readonly api.Productivity
     pullRequests: row?.git_prs_created ?? 0,
   }));
   // An entry may lack either field: one without a language cannot be told apart, and a missing count is none.
-  const languages = tallyBy(rows.flatMap((row) => row.by_language.flatMap((entry) => (entry.language === undefined ? [] : [[entry.language, entry.count ?? 0] as const]))));
+  const languages = tallyBy(
+    rows.flatMap((row) =>
+      row.by_language.flatMap((entry) => (entry.language === undefined ? [] : [[entry.language, entry.count ?? 0] as const])),
+    ),
+  );
   const files = sum(languages.values());
   return {
     filesCreated: sum(daily.map((day) => day.filesCreated)),

@@ -102,8 +102,12 @@ function activitySection({ activity, range }: AnalyticsReport, chart: Draw): str
     (peak ? ` (peak ${int(peak.users)} on ${peak.date})` : "") +
     `; ${int(activity.monthlyActiveUsersAtEnd)} active in the 30 days to ${range.endDate}` +
     (main ? `; ${main.client} is the main client (${dec(main.averageDailyActiveUsers)} a day).` : ".");
-  const users = dailyLines(chart, activity.daily, series, "Active users", (d) =>
-    `${d.date}: ${int(d.dailyActiveUsers)} that day, ${int(d.weeklyActiveUsers)} in 7 days, ${int(d.monthlyActiveUsers)} in 30 days`,
+  const users = dailyLines(
+    chart,
+    activity.daily,
+    series,
+    "Active users",
+    (d) => `${d.date}: ${int(d.dailyActiveUsers)} that day, ${int(d.weeklyActiveUsers)} in 7 days, ${int(d.monthlyActiveUsers)} in 30 days`,
   );
   const byClient = dailyLines(
     chart,
@@ -126,7 +130,13 @@ function activitySection({ activity, range }: AnalyticsReport, chart: Draw): str
   );
   const daily = tableOf(
     ["Day", "Daily", "7 days", "30 days", ...clients],
-    activity.daily.map((d) => [d.date, int(d.dailyActiveUsers), int(d.weeklyActiveUsers), int(d.monthlyActiveUsers), ...clients.map((c) => int(d.byClient[c] ?? 0))]),
+    activity.daily.map((d) => [
+      d.date,
+      int(d.dailyActiveUsers),
+      int(d.weeklyActiveUsers),
+      int(d.monthlyActiveUsers),
+      ...clients.map((c) => int(d.byClient[c] ?? 0)),
+    ]),
   );
   const note = `<p class="note">A person active on several clients counts once a day in “Daily” and once in each client's line. Sessions: ${int(activity.sessions)}; messages: ${int(activity.messages)}.</p>`;
   return section("activity", "Active users", takeaway, users + byClient, table + totals + note + details("Active users per day", daily));
@@ -141,12 +151,21 @@ function topUsersSection({ topUsers, credits }: AnalyticsReport, chart: Draw): s
   const svg = rankedBars(chart, top, {
     label: (user) => who(user),
     value: (user) => user.credits,
-    title: (user) => `${who(user)}: ${int(user.credits)} credits (${pct(user.share)}), ${int(user.activeDays)} active days, ${int(user.toolCalls)} tool calls, mostly ${user.primaryModel}`,
+    title: (user) =>
+      `${who(user)}: ${int(user.credits)} credits (${pct(user.share)}), ${int(user.activeDays)} active days, ${int(user.toolCalls)} tool calls, mostly ${user.primaryModel}`,
     axis: "Credits",
   });
   const table = tableOf(
     ["#", "Person", "Credits", "Share", "Active days", "Sessions", "Main model"],
-    top.map((user) => [String(user.rank), who(user), int(user.credits), pct(user.share), int(user.activeDays), int(user.sessions), user.primaryModel]),
+    top.map((user) => [
+      String(user.rank),
+      who(user),
+      int(user.credits),
+      pct(user.share),
+      int(user.activeDays),
+      int(user.sessions),
+      user.primaryModel,
+    ]),
     ["", `Top ${top.length}`, int(top.reduce((total, user) => total + user.credits, 0)), pct(topUsers.topShare), "", "", ""],
   );
   const note = `<p class="note">Shares are of the period's ${int(credits.total)} credits. Read from ${int(topUsers.rows)} rows of /users (${int(topUsers.people)} people, ${int(topUsers.credits)} credits).</p>`;
@@ -159,7 +178,9 @@ function toolsSection({ tools }: AnalyticsReport, chart: Draw): string {
   const takeaway = first
     ? `${compact(tools.toolCalls)} tool calls; ${first.tool} made ${pct(first.share)} of them` +
       (third ? `, and ${first.tool}, ${second!.tool} and ${third.tool} together ${pct(first.share + second!.share + third.share)}` : "") +
-      (topServer ? `. MCP: ${int(tools.mcpCalls)} calls, ${topServer.server} the most (${pct(topServer.share)}).` : ". No MCP server was used.")
+      (topServer
+        ? `. MCP: ${int(tools.mcpCalls)} calls, ${topServer.server} the most (${pct(topServer.share)}).`
+        : ". No MCP server was used.")
     : "No tool was called in this period.";
   const toolBars = rankedBars(chart, tools.top, {
     label: (t) => t.tool,
@@ -237,14 +258,22 @@ function productivitySection({ productivity: p }: AnalyticsReport, chart: Draw):
     ["Day", "Created", "Edited", "Commits", "Pull requests"],
     p.daily.map((d) => [d.date, int(d.filesCreated), int(d.filesEdited), int(d.commits), int(d.pullRequests)]),
   );
-  return section("productivity", "What the agent produced", takeaway, filesChart + gitChart + languageChart, table + languages + details("Per day", daily));
+  return section(
+    "productivity",
+    "What the agent produced",
+    takeaway,
+    filesChart + gitChart + languageChart,
+    table + languages + details("Per day", daily),
+  );
 }
 
 function hooksSection({ hooks }: AnalyticsReport, chart: Draw): string {
   if (!hooks.executions) return section("hooks", "Hooks", "No hook ran in this period.", "", "");
   // The runs by event come from the same answer as their total, but a service may leave the breakdown out.
   const first = hooks.byEvent[0];
-  const byEvent = !first ? ", not broken down by event" : `; ${first.event} hooks ${hooks.byEvent.length > 1 ? `made ${pct(first.share)} of the runs` : "made every run"}`;
+  const byEvent = !first
+    ? ", not broken down by event"
+    : `; ${first.event} hooks ${hooks.byEvent.length > 1 ? `made ${pct(first.share)} of the runs` : "made every run"}`;
   const takeaway = `Hooks ran ${int(hooks.executions)} times${byEvent}.`;
   const svg = rankedBars(chart, hooks.byEvent, {
     label: (e) => e.event,

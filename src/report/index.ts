@@ -9,4 +9,11 @@
 export { buildAnalyticsReport } from "../index.js";
 export type { AnalyticsReport, BuildReportOptions, ReportProgress, ReportRange } from "../index.js";
 export { renderReportHtml, type RenderReportOptions } from "./html.js";
-export { ReportWriteError, reportFileName, writeAnalyticsReport, writeFileAtomic, type WriteReportOptions, type WrittenReport } from "./write.js";
+export {
+  ReportWriteError,
+  reportFileName,
+  writeAnalyticsReport,
+  writeFileAtomic,
+  type WriteReportOptions,
+  type WrittenReport,
+} from "./write.js";

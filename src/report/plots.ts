@@ -83,7 +83,14 @@ export function dailyLines<D extends { date: string }>(
       Plot.ruleY([0]),
       // z said outright: with few days Plot would otherwise warn on the console that the series look numeric.
       // A mark on each day when there are few, so that even a single day shows.
-      Plot.lineY(points, { x: "date", y: "value", stroke: "series", z: "series", strokeWidth: 2, marker: daily.length <= 31 ? "circle" : null }),
+      Plot.lineY(points, {
+        x: "date",
+        y: "value",
+        stroke: "series",
+        z: "series",
+        strokeWidth: 2,
+        marker: daily.length <= 31 ? "circle" : null,
+      }),
       Plot.ruleX(daily, {
         x: (day: D) => utc(day.date),
         strokeWidth: Math.max(2, (WIDTH - 76) / daily.length),

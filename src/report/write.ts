@@ -30,7 +30,10 @@ export class ReportWriteError extends OrgAgentError {
     readonly path: string,
     options: { cause: unknown },
   ) {
-    super(`Could not write the report to ${path}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
+    super(
+      `Could not write the report to ${path}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
+      options,
+    );
   }
 }
 

@@ -72,7 +72,18 @@ describe.concurrent("reaching an operation", () => {
 describe.concurrent("writes", () => {
   test("body fields, nested with key[sub] and key[][sub] in the order typed, make the JSON body", async () => {
     const [session, limits] = await Promise.all([
-      orgagent(["POST", "/api/v0/sessions", "-f", `computerId=${buildBox()}`, "-f", "cwd=/srv/app", "-f", "sessionSettings[model]=claude-sonnet-4-5", "-f", "sessionSettings[tags][][name]=nightly"]),
+      orgagent([
+        "POST",
+        "/api/v0/sessions",
+        "-f",
+        `computerId=${buildBox()}`,
+        "-f",
+        "cwd=/srv/app",
+        "-f",
+        "sessionSettings[model]=claude-sonnet-4-5",
+        "-f",
+        "sessionSettings[tags][][name]=nightly",
+      ]),
       orgagent([
         "PUT",
         "/api/v0/organization/usage/limits/users",
@@ -81,7 +92,11 @@ describe.concurrent("writes", () => {
       ]),
     ]);
     expect(session.code, session.stderr).toBe(0);
-    expect(JSON.parse(session.stdout)).toMatchObject({ computerId: buildBox(), status: "pending", sessionSettings: { model: "claude-sonnet-4-5", tags: [{ name: "nightly" }] } });
+    expect(JSON.parse(session.stdout)).toMatchObject({
+      computerId: buildBox(),
+      status: "pending",
+      sessionSettings: { model: "claude-sonnet-4-5", tags: [{ name: "nightly" }] },
+    });
     // An operationId without a method: its own method (POST).
     const byId = await orgagent(["createSession", "-f", `computerId=${buildBox()}`, "--jq", ".status"]);
     expect(byId.stdout, byId.stderr).toBe("pending\n");
@@ -131,8 +146,12 @@ describe.concurrent("--paginate", () => {
     });
     try {
       const [paged, history] = await Promise.all([
-        orgagent(["GET", "/api/organization/maturity-level-reports", "-F", "limit=2", "--paginate", "-q", ".reports[].reportId"], { env: { ORGAGENT_APP_URL: server.url } }),
-        orgagent(["GET", "/api/v0/organization/enterprise-controls/history", "--paginate", "--silent"], { env: { ORGAGENT_BASE_URL: server.url } }),
+        orgagent(["GET", "/api/organization/maturity-level-reports", "-F", "limit=2", "--paginate", "-q", ".reports[].reportId"], {
+          env: { ORGAGENT_APP_URL: server.url },
+        }),
+        orgagent(["GET", "/api/v0/organization/enterprise-controls/history", "--paginate", "--silent"], {
+          env: { ORGAGENT_BASE_URL: server.url },
+        }),
       ]);
       expect(paged.code, paged.stderr).toBe(0);
       expect(paged.stdout.trim().split("\n")).toEqual(reports.map((r) => r.reportId));
@@ -143,7 +162,9 @@ describe.concurrent("--paginate", () => {
       ]);
       // No limit given: the spec's maximum for the history (100), as gh asks for 100 per page.
       expect(history.code).not.toBe(2);
-      expect(pages.find((target) => target.startsWith("/api/v0/organization"))).toBe("/api/v0/organization/enterprise-controls/history?limit=100");
+      expect(pages.find((target) => target.startsWith("/api/v0/organization"))).toBe(
+        "/api/v0/organization/enterprise-controls/history?limit=100",
+      );
     } finally {
       await server.close();
     }
@@ -152,9 +173,14 @@ describe.concurrent("--paginate", () => {
 
 describe.concurrent("output", () => {
   test("-i prints the status line and the headers first; -H sends a header; the key goes as a Bearer credential", async () => {
-    const server = await startLoopback((request) => ({ headers: { "x-request-id": "req_loop_1" }, body: { ...successExample("getComputerByName"), name: request.headers["x-trace"] } }));
+    const server = await startLoopback((request) => ({
+      headers: { "x-request-id": "req_loop_1" },
+      body: { ...successExample("getComputerByName"), name: request.headers["x-trace"] },
+    }));
     try {
-      const run = await orgagent(["GET", "/api/v0/computers/name/build-box-eu-1", "-i", "-H", "X-Trace: t-1"], { env: { ORGAGENT_BASE_URL: server.url } });
+      const run = await orgagent(["GET", "/api/v0/computers/name/build-box-eu-1", "-i", "-H", "X-Trace: t-1"], {
+        env: { ORGAGENT_BASE_URL: server.url },
+      });
       expect(run.code, run.stderr).toBe(0);
       const [head, body] = run.stdout.split("\n\n");
       expect(head!.split("\n")[0]).toBe("HTTP/1.1 200 OK");
@@ -209,7 +235,9 @@ describe.concurrent("errors and exit codes", () => {
     const run = await orgagent(["GET", "/api/v0/computers/name/no-such-box"]);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 404, title: "Not Found" });
-    expect(run.stderr).toMatch(/^orgagent: the API answered 404 Not Found: .*\[getComputerByName: GET http:\/\/127\.0\.0\.1:\d+\/api\/v0\/computers\/name\/no-such-box\]\nCheck the id or name/);
+    expect(run.stderr).toMatch(
+      /^orgagent: the API answered 404 Not Found: .*\[getComputerByName: GET http:\/\/127\.0\.0\.1:\d+\/api\/v0\/computers\/name\/no-such-box\]\nCheck the id or name/,
+    );
   });
 
   test("a member's key gets 403 with the hint that names where the key came from", async () => {
@@ -248,7 +276,9 @@ describe.concurrent("errors and exit codes", () => {
 
 describe.concurrent("a path the spec does not have", () => {
   test("is sent as given to the API host, with a warning naming the closest operation; its answer decides the exit code", async () => {
-    const server = await startLoopback((request) => (request.pathname === "/api/v0/computers" ? { body: { computers: [] } } : { status: 404, body: { title: "Not Found", status: 404 } }));
+    const server = await startLoopback((request) =>
+      request.pathname === "/api/v0/computers" ? { body: { computers: [] } } : { status: 404, body: { title: "Not Found", status: 404 } },
+    );
     try {
       const env = { ORGAGENT_BASE_URL: server.url };
       const [listed, typo] = await Promise.all([

@@ -24,13 +24,20 @@ let dir: string;
 let bundle: string;
 
 beforeAll(async () => {
-  [emulator, { dir, bundle }] = await Promise.all([startEmulator({ seed: "cli", timing: TIMING, now: () => Date.now() + offset }), bundleCli()]);
+  [emulator, { dir, bundle }] = await Promise.all([
+    startEmulator({ seed: "cli", timing: TIMING, now: () => Date.now() + offset }),
+    bundleCli(),
+  ]);
   sdk = new OrgAgent({ baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, apiKey: emulator.keys.owner });
 });
 afterAll(() => emulator?.close());
 
 /** Runs the CLI with the emulator's URLs and owner key in the environment (overridable per call). */
-function orgagent(args: string[], env: Record<string, string> = {}, { source = false, input, cwd }: { source?: boolean; input?: string; cwd?: string } = {}): Promise<Run> {
+function orgagent(
+  args: string[],
+  env: Record<string, string> = {},
+  { source = false, input, cwd }: { source?: boolean; input?: string; cwd?: string } = {},
+): Promise<Run> {
   const entry = source ? ["--import", "tsx", "src/cli.ts"] : [bundle];
   return runProcess(
     process.execPath,
@@ -54,7 +61,11 @@ async function runInProcess(args: string[]): Promise<{ code: number; out: string
   const code = await run(["--api-key", emulator.keys.owner, "--base-url", emulator.baseUrl, ...args], { stdout, stderr });
   return { code, out, err };
 }
-const tsv = (text: string) => text.trim().split("\n").map((line) => line.split("\t"));
+const tsv = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .map((line) => line.split("\t"));
 
 describe.concurrent("usage", () => {
   test("runs from source through tsx", async () => {
@@ -80,7 +91,9 @@ describe.concurrent("usage", () => {
     ]);
     expect(runs.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
     expect(runs[0]!.stderr).toContain("unknown command");
-    expect(runs[1]!.stderr).toContain("orgagent: no date range.\nPass --start YYYY-MM-DD (and --end, default yesterday), --days N or --month YYYY-MM.");
+    expect(runs[1]!.stderr).toContain(
+      "orgagent: no date range.\nPass --start YYYY-MM-DD (and --end, default yesterday), --days N or --month YYYY-MM.",
+    );
     expect(runs[2]!.stderr).toContain("--end needs --start");
     expect(runs[3]!.stderr).toMatch(/--days <n>' cannot be used with option '--start/);
     expect(runs[4]!.stderr).toContain("table, json, ndjson, csv");
@@ -104,7 +117,9 @@ describe.concurrent("usage", () => {
     expect(neither.stderr).toBe(
       "orgagent: no API key and no API host.\nSet ORGAGENT_API_KEY and ORGAGENT_BASE_URL, or pass --api-key and --base-url: an API key or JWT from the app's API-key settings, and the host, e.g. http://127.0.0.1:4000 for the emulator of 'npm start'.\n",
     );
-    expect(neitherApp.stderr).toMatch(/^orgagent: no API key and no app host\.\nSet ORGAGENT_API_KEY and ORGAGENT_APP_URL, or pass --api-key and --app-url: /);
+    expect(neitherApp.stderr).toMatch(
+      /^orgagent: no API key and no app host\.\nSet ORGAGENT_API_KEY and ORGAGENT_APP_URL, or pass --api-key and --app-url: /,
+    );
   });
 });
 
@@ -133,13 +148,21 @@ describe.concurrent("analytics", () => {
   });
 
   test("piped, a table is tab-separated with a header and every column; csv is the same cells, quoted as CSV", async () => {
-    const [table, csv] = await Promise.all([orgagent(["analytics", "activity", ...range]), orgagent(["analytics", "activity", ...range, "--format", "csv"])]);
+    const [table, csv] = await Promise.all([
+      orgagent(["analytics", "activity", ...range]),
+      orgagent(["analytics", "activity", ...range, "--format", "csv"]),
+    ]);
     expect([table.code, csv.code]).toEqual([0, 0]);
     const lines = tsv(table.stdout);
     expect(lines).toHaveLength(1 + 3);
     expect(lines[0]!.slice(0, 3)).toEqual(["date", "daily_active_users", "weekly_active_users"]);
     expect(lines[0]).toContain("daily_active_users_by_client.web");
-    expect(csv.stdout.trim().split("\n").map((line) => line.split(","))).toEqual(lines);
+    expect(
+      csv.stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(",")),
+    ).toEqual(lines);
   });
 
   test("--days N and --month YYYY-MM are the SDK's date ranges; --start alone runs to yesterday", async () => {
@@ -164,7 +187,11 @@ describe.concurrent("analytics", () => {
       orgagent(["analytics", "users", ...range, "--format", "ndjson", "--page-size", "50", "--concurrency", "1"]),
     ]);
     expect([windows.code, windows.stderr, chain.code, chain.stderr]).toEqual([0, "", 0, ""]);
-    const rowsOf = (run: Run) => run.stdout.trim().split("\n").map((line) => JSON.parse(line) as UserRow);
+    const rowsOf = (run: Run) =>
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as UserRow);
     expect(expected.length).toBeGreaterThan(100);
     // One chain: the API's order. Date windows (the default): the same rows, each once, day by day.
     expect(rowsOf(chain)).toEqual(expected);
@@ -235,8 +262,12 @@ describe.concurrent("report", () => {
     expect([code, replacing.code, stdout]).toEqual([1, 1, ""]);
     const [cause, hint, ...rest] = stderr.split("\n");
     // The API's words, then which request they answered.
-    expect(cause).toMatch(/^orgagent: the API answered 403 Forbidden: .*Member.* \(request req_\w+\) \[getAnalytics\w+: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analytics\/\w+\?\S+\]$/);
-    expect(hint).toBe("The key in ORGAGENT_API_KEY may not do this: analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
+    expect(cause).toMatch(
+      /^orgagent: the API answered 403 Forbidden: .*Member.* \(request req_\w+\) \[getAnalytics\w+: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analytics\/\w+\?\S+\]$/,
+    );
+    expect(hint).toBe(
+      "The key in ORGAGENT_API_KEY may not do this: analytics and reports, usage limits and enterprise controls need a Manager or Owner key.",
+    );
     expect(rest).toEqual([""]);
     expect(readdirSync(cwd)).toEqual(["old.html"]);
     expect(readFileSync(existing, "utf8")).toBe("the report of last week");
@@ -272,7 +303,10 @@ describe.concurrent("report", () => {
       orgagent(["report", "--days", "2", "--out", "dangling.html"], { ORGAGENT_API_KEY: emulator.keys.member }, { cwd }),
     ]);
     expect([followed.code, followed.stdout]).toEqual([0, `${join(cwd, "latest.html")}\n`]);
-    expect([lstatSync(join(cwd, "latest.html")).isSymbolicLink(), readFileSync(real, "utf8")]).toEqual([true, expect.stringMatching(/^<!doctype html>/)]);
+    expect([lstatSync(join(cwd, "latest.html")).isSymbolicLink(), readFileSync(real, "utf8")]).toEqual([
+      true,
+      expect.stringMatching(/^<!doctype html>/),
+    ]);
     expect(dangling.code).toBe(2);
     expect(dangling.stderr).toBe(
       "orgagent: --out dangling.html: it is a symbolic link to a file that does not exist.\nNothing was sent. Point --out at a file, or at a link to a file that exists.\n",
@@ -281,14 +315,17 @@ describe.concurrent("report", () => {
   });
 
   // As root, the check of the directory passes and creating the file fails: the write's own error, after the fetch.
-  test.runIf(process.getuid?.() === 0 && existsSync("/proc/self"))("a write that fails after the fetch names --out and exits 1", async () => {
-    const { code, stdout, stderr } = await orgagent(["report", "--days", "2", "--out", "/proc/report.html"]);
-    expect([code, stdout]).toEqual([1, ""]);
-    expect(stderr).toBe(
-      "orgagent: --out /proc/report.html: cannot write the report to /proc/report.html: no such file or directory.\n" +
-        "Nothing was written. Check the directory and the free space, then run the command again.\n",
-    );
-  });
+  test.runIf(process.getuid?.() === 0 && existsSync("/proc/self"))(
+    "a write that fails after the fetch names --out and exits 1",
+    async () => {
+      const { code, stdout, stderr } = await orgagent(["report", "--days", "2", "--out", "/proc/report.html"]);
+      expect([code, stdout]).toEqual([1, ""]);
+      expect(stderr).toBe(
+        "orgagent: --out /proc/report.html: cannot write the report to /proc/report.html: no such file or directory.\n" +
+          "Nothing was written. Check the directory and the free space, then run the command again.\n",
+      );
+    },
+  );
 });
 
 test("--days 400: the 400 days are asked for, and stderr says where analytics data starts", async () => {
@@ -299,9 +336,16 @@ test("--days 400: the 400 days are asked for, and stderr says where analytics da
   ]);
   const start = dateRange.lastDays(400).startDate;
   const before = (Date.parse("2026-01-14") - Date.parse(start)) / 86_400_000;
-  expect([days.code, days.stderr]).toEqual([0, `note: analytics data starts on 2026-01-14; the ${before} days of this range before it (from ${start}) have no rows.\n`]);
+  expect([days.code, days.stderr]).toEqual([
+    0,
+    `note: analytics data starts on 2026-01-14; the ${before} days of this range before it (from ${start}) have no rows.\n`,
+  ]);
   expect(tsv(days.stdout)[1]![0]).toBe("2026-01-14");
-  expect([month.code, month.stdout, month.stderr]).toEqual([0, `${tableColumns.CreditsRow.join(",")}\n`, "note: analytics data starts on 2026-01-14; this range (2025-12-01 to 2025-12-31) is before it and has no rows.\n"]);
+  expect([month.code, month.stdout, month.stderr]).toEqual([
+    0,
+    `${tableColumns.CreditsRow.join(",")}\n`,
+    "note: analytics data starts on 2026-01-14; this range (2025-12-01 to 2025-12-31) is before it and has no rows.\n",
+  ]);
   expect(recent.stderr).toBe("");
 });
 
@@ -316,7 +360,11 @@ describe("limits set", () => {
 
   test("rejected entries are listed with their lines and the exit code is 3; columns may come in any order", async () => {
     const [a, b] = emulator.org.users;
-    const file = writeFile(dir, "mixed.csv", `limit,email\n7000,${a!.email}\n5,nobody@acme-robotics.com\n6,nobody-else@acme-robotics.com\n8,${b!.email}\n`);
+    const file = writeFile(
+      dir,
+      "mixed.csv",
+      `limit,email\n7000,${a!.email}\n5,nobody@acme-robotics.com\n6,nobody-else@acme-robotics.com\n8,${b!.email}\n`,
+    );
     const { code, stdout } = await orgagent(["limits", "set", "--file", file]);
     expect(code).toBe(3);
     expect(stdout).toContain("Applied 2 of 4 limits; rejected 2.");
@@ -327,7 +375,13 @@ describe("limits set", () => {
 
   test("a repeated e-mail (in any letter case): the last row is the one entry sent, the earlier ones are counted, and a rejection blames its line", async () => {
     const [a, b] = emulator.org.users;
-    const rows = [`${a!.email},100`, `${b!.email},200`, `${a!.email.toUpperCase()},300`, "ghost@acme-robotics.com,1", "GHOST@acme-robotics.com,2"];
+    const rows = [
+      `${a!.email},100`,
+      `${b!.email},200`,
+      `${a!.email.toUpperCase()},300`,
+      "ghost@acme-robotics.com,1",
+      "GHOST@acme-robotics.com,2",
+    ];
     const file = writeFile(dir, "repeated.csv", `${rows.join("\n")}\n`);
     const dry = await orgagent(["limits", "set", "--file", file, "--dry-run", "--json"]);
     expect(dry.code).toBe(0);
@@ -363,7 +417,11 @@ describe("limits set", () => {
   test("malformed rows are all reported with their line numbers and nothing is sent (exit 2)", async () => {
     const [a, b] = emulator.org.users;
     const before = emulator.limits();
-    const file = writeFile(dir, "bad.csv", `${a!.email},123456\n\n${b!.email}\nnot-an-email,5\n${b!.email},lots\n${a!.email},1,2\n${a!.email},1.5\n`);
+    const file = writeFile(
+      dir,
+      "bad.csv",
+      `${a!.email},123456\n\n${b!.email}\nnot-an-email,5\n${b!.email},lots\n${a!.email},1,2\n${a!.email},1.5\n`,
+    );
     const { code, stdout, stderr } = await orgagent(["limits", "set", "--file", file, "--dry-run"]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
@@ -404,9 +462,13 @@ describe("limits set", () => {
   });
 
   test("a row is reported by the line it starts on: a quoted field spanning lines 4-5 is line 4; blank lines and CRLF count", () => {
-    const text = 'email,limit\r\n\r\na@acme-robotics.com,1\r\n"broken\r\nmail",2\r\n\r\n  \r\nb@acme-robotics.com,"3\n"\r\nc@acme-robotics.com,4';
+    const text =
+      'email,limit\r\n\r\na@acme-robotics.com,1\r\n"broken\r\nmail",2\r\n\r\n  \r\nb@acme-robotics.com,"3\n"\r\nc@acme-robotics.com,4';
     expect(parseLimitsCsv(text)).toEqual({
-      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "c@acme-robotics.com", limit: 4 }],
+      entries: [
+        { email: "a@acme-robotics.com", limit: 1 },
+        { email: "c@acme-robotics.com", limit: 4 },
+      ],
       lines: [3, 10],
       problems: ['line 4: "broken\\r\\nmail" is not an e-mail address', 'line 8: limit "3\\n" is not a whole number'],
       warnings: [],
@@ -414,9 +476,12 @@ describe("limits set", () => {
   });
 
   test("line numbers stay right where the quick count of records cannot be trusted: a row of one tab, tab-separated", () => {
-    const text = "email\tlimit\na@acme-robotics.com\t1\n\t\n\n\"b\nc@acme-robotics.com\"\t2\nd@acme-robotics.com\t3\n";
+    const text = 'email\tlimit\na@acme-robotics.com\t1\n\t\n\n"b\nc@acme-robotics.com"\t2\nd@acme-robotics.com\t3\n';
     expect(parseLimitsCsv(text, { delimiter: "\t" })).toEqual({
-      entries: [{ email: "a@acme-robotics.com", limit: 1 }, { email: "d@acme-robotics.com", limit: 3 }],
+      entries: [
+        { email: "a@acme-robotics.com", limit: 1 },
+        { email: "d@acme-robotics.com", limit: 3 },
+      ],
       lines: [2, 7],
       problems: ['line 3: "" is not an e-mail address', 'line 5: "b\\nc@acme-robotics.com" is not an e-mail address'],
       warnings: [],
@@ -425,7 +490,11 @@ describe("limits set", () => {
 
   test("--json: each rejected or superseded entry carries the line it came from, besides its position among the rows", async () => {
     const [a] = emulator.org.users;
-    const file = writeFile(dir, "json-errors.csv", `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`);
+    const file = writeFile(
+      dir,
+      "json-errors.csv",
+      `email,limit\nghost@acme-robotics.com,1\n${a!.email},10\n\nGHOST@acme-robotics.com,2\nother-ghost@acme-robotics.com,3\n`,
+    );
     const { code, stdout } = await orgagent(["limits", "set", "--file", file, "--json"]);
     expect(code).toBe(3);
     expect(JSON.parse(stdout)).toEqual({
@@ -506,7 +575,12 @@ describe("readiness and controls", () => {
     ]);
     expect([reports.code, empty.code]).toEqual([0, 0]);
     const all = (await sdk.readiness.list({ limit: 1000 })).reports;
-    expect(reports.stdout.trim().split("\n").map((l) => JSON.parse(l).reportId)).toEqual(all.map((r) => r.reportId));
+    expect(
+      reports.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).reportId),
+    ).toEqual(all.map((r) => r.reportId));
     expect(empty.stdout).toBe("reportId,createdAt,repoUrl,branch,criteria_met\n");
   });
 
@@ -534,10 +608,15 @@ describe("readiness and controls", () => {
     const settingsOf = (revision: number) => changes.find((c) => c.revision === revision)!.settings;
     const latest = changes[0]!.revision;
     // Pairs whose lists gain and lose items, and pairs (from the seeded history) where only the order of some items changes.
-    const reordering = changes.slice(0, -1).map((change, i) => [changes[i + 1]!.revision, change.revision] as const).filter(([from, to]) => reordered(settingsOf(from), settingsOf(to)));
+    const reordering = changes
+      .slice(0, -1)
+      .map((change, i) => [changes[i + 1]!.revision, change.revision] as const)
+      .filter(([from, to]) => reordered(settingsOf(from), settingsOf(to)));
     expect(reordering.length).toBeGreaterThan(0);
     const pairs = [[13, 14], [10, 14], [14, 10], [1, latest], ...reordering.slice(0, 3)] as const;
-    const runs = await Promise.all(pairs.map(([from, to], i) => orgagent(["controls", "diff", ...(i === 0 ? [String(to)] : [String(from), String(to)]), "--json"])));
+    const runs = await Promise.all(
+      pairs.map(([from, to], i) => orgagent(["controls", "diff", ...(i === 0 ? [String(to)] : [String(from), String(to)]), "--json"])),
+    );
     expect(runs.map((r) => r.code)).toEqual(pairs.map(() => 0));
     const at = (settings: object, path: string) => path.split(".").reduce<any>((value, key) => value?.[key], settings);
     const json = (value: unknown) => JSON.stringify(value);
@@ -571,12 +650,20 @@ describe("readiness and controls", () => {
           expect(json(after[move.after - 1])).toBe(json(move.item));
         }
         // The items that did not move keep their order.
-        const still = (list: unknown[], drop: Set<number>, gone: string[]) => list.filter((_, k) => !drop.has(k + 1)).map(json).filter((item) => !gone.includes(item));
+        const still = (list: unknown[], drop: Set<number>, gone: string[]) =>
+          list
+            .filter((_, k) => !drop.has(k + 1))
+            .map(json)
+            .filter((item) => !gone.includes(item));
         const removed = rows.filter((r) => r.change === "removed").map((r) => json(r.item));
-        expect(still(before, new Set(moved.map((m) => m.before)), removed)).toEqual(still(after, new Set(moved.map((m) => m.after)), added));
+        expect(still(before, new Set(moved.map((m) => m.before)), removed)).toEqual(
+          still(after, new Set(moved.map((m) => m.after)), added),
+        );
       }
       // Nothing missing: the settings listed are exactly those whose values differ.
-      expect([...new Set(diff.map((change) => change.setting))].sort(), `${from} → ${to}`).toEqual(changedSettings(settingsOf(from), settingsOf(to)));
+      expect([...new Set(diff.map((change) => change.setting))].sort(), `${from} → ${to}`).toEqual(
+        changedSettings(settingsOf(from), settingsOf(to)),
+      );
     }
     expect(moves).toBeGreaterThan(0);
     const table = await orgagent(["controls", "diff", String(reordering[0]![0]), String(reordering[0]![1])]);
@@ -597,7 +684,11 @@ describe("readiness and controls", () => {
   });
 
   test("controls diff of the first revision, or of one that does not exist, says so", async () => {
-    const [first, missing, bad] = await Promise.all([orgagent(["controls", "diff", "1"]), orgagent(["controls", "diff", "3", "999"]), orgagent(["controls", "diff", "x"])]);
+    const [first, missing, bad] = await Promise.all([
+      orgagent(["controls", "diff", "1"]),
+      orgagent(["controls", "diff", "3", "999"]),
+      orgagent(["controls", "diff", "x"]),
+    ]);
     expect([first.code, missing.code, bad.code]).toEqual([2, 1, 2]);
     expect(first.stderr).toContain("revision 1 is the first");
     expect(missing.stderr).toContain("no revision 999 in the history");
@@ -611,7 +702,8 @@ function reordered(before: object, after: object): boolean {
     const at = (settings: object) => setting.split(".").reduce<any>((value, key) => value?.[key], settings);
     const [old, now] = [at(before), at(after)];
     if (!Array.isArray(old) || !Array.isArray(now)) return false;
-    const common = (list: unknown[], other: unknown[]) => list.map((item) => JSON.stringify(item)).filter((item) => other.map((o) => JSON.stringify(o)).includes(item));
+    const common = (list: unknown[], other: unknown[]) =>
+      list.map((item) => JSON.stringify(item)).filter((item) => other.map((o) => JSON.stringify(o)).includes(item));
     return JSON.stringify(common(old, now)) !== JSON.stringify(common(now, old));
   });
 }
@@ -622,7 +714,8 @@ function reordered(before: object, after: object): boolean {
  * leaves.
  */
 function changedSettings(before: unknown, after: unknown, path = ""): string[] {
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    value !== null && typeof value === "object" && !Array.isArray(value);
   const name = (key: string) => (path ? `${path}.${key}` : key);
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
@@ -647,7 +740,9 @@ describe("sessions and computers (these move the emulator's clock)", () => {
     const { messageId } = JSON.parse(sent.stdout) as { messageId: string };
     const tooSoon = await orgagent(["sessions", "wait", sessionId, "--timeout", "1"]);
     expect(tooSoon.code).toBe(4);
-    expect(tooSoon.stderr).toMatch(/^orgagent: session sess_\w+ is still (pending|running) after 1 s\.\nWait longer with --timeout SECONDS/);
+    expect(tooSoon.stderr).toMatch(
+      /^orgagent: session sess_\w+ is still (pending|running) after 1 s\.\nWait longer with --timeout SECONDS/,
+    );
 
     offset += TIMING.sessionStartMs + TIMING.replyMs;
     const waited = await orgagent(["sessions", "wait", sessionId]);
@@ -685,7 +780,9 @@ describe("sessions and computers (these move the emulator's clock)", () => {
 
     const failed = await orgagent(["computers", "wait", gpu]);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^orgagent: computer gpu-box-1 \(cmp_\w+\) is error: step "Install dependencies" failed: apt-get install .*\n/);
+    expect(failed.stderr).toMatch(
+      /^orgagent: computer gpu-box-1 \(cmp_\w+\) is error: step "Install dependencies" failed: apt-get install .*\n/,
+    );
     expect(failed.stderr).toContain(`orgagent computers retry-install ${gpu}`);
 
     const retried = await orgagent(["computers", "retry-install", gpu]);
@@ -733,7 +830,9 @@ describe("sessions and computers (these move the emulator's clock)", () => {
       orgagent(["sessions", "create", "--computer", "build-box-eu-9", "--debug"]),
     ]);
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
-    expect(unknown.stderr).toBe('orgagent: no computer has the id or the name "build-box-eu-9".\nCheck the id or name: both are case-sensitive.\n');
+    expect(unknown.stderr).toBe(
+      'orgagent: no computer has the id or the name "build-box-eu-9".\nCheck the id or name: both are case-sensitive.\n',
+    );
     // Nothing is created for a computer that is not there: the lookups are reads, and no POST follows them.
     expect(unknownCreate.code).toBe(1);
     expect(unknownCreate.stderr).toMatch(/→ GET/);

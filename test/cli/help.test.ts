@@ -68,7 +68,10 @@ describe("help", () => {
   });
 
   test("on a real terminal 60 columns wide, and piped (80 columns)", async () => {
-    const [terminal, piped] = await Promise.all([runOnTerminal(bundle, ["limits", "set", "--help"], env, 60), orgagent(["limits", "set", "--help"])]);
+    const [terminal, piped] = await Promise.all([
+      runOnTerminal(bundle, ["limits", "set", "--help"], env, 60),
+      orgagent(["limits", "set", "--help"]),
+    ]);
     expect([terminal.code, piped.code]).toEqual([0, 0]);
     expect(Math.max(...lines(terminal.stdout).map((line) => line.length))).toBeLessThanOrEqual(60);
     expect(Math.max(...lines(piped.stdout).map((line) => line.length))).toBeLessThanOrEqual(80);
@@ -78,9 +81,13 @@ describe("help", () => {
   });
 
   test("prose reflows; an item hangs under its description; an example breaks outside quotes and comments", () => {
-    expect(wrapHelp("A line of prose that is long enough to need wrapping\nat forty.", 40)).toBe("A line of prose that is long enough to\nneed wrapping at forty.");
+    expect(wrapHelp("A line of prose that is long enough to need wrapping\nat forty.", 40)).toBe(
+      "A line of prose that is long enough to\nneed wrapping at forty.",
+    );
     expect(wrapHelp("Lines that fit\nstay as they are.", 40)).toBe("Lines that fit\nstay as they are.");
-    expect(wrapHelp("  2  bad usage or input, found before anything was sent", 40)).toBe("  2  bad usage or input, found before\n     anything was sent");
+    expect(wrapHelp("  2  bad usage or input, found before anything was sent", 40)).toBe(
+      "  2  bad usage or input, found before\n     anything was sent",
+    );
     expect(wrapHelp(`  $ printf 'a b c d e f g' | orgagent limits set --file -   # from stdin`, 40)).toBe(
       ["  $ printf 'a b c d e f g' | orgagent \\", "      limits set --file - # from stdin"].join("\n"),
     );
@@ -111,7 +118,11 @@ describe("help", () => {
 
   test("help of an unknown command names it as typed, with the program's name once", async () => {
     const [top, sub] = await Promise.all([orgagent(["help", "nonexistent"]), orgagent(["help", "analytics", "costs"])]);
-    expect(top).toMatchObject({ code: 2, stdout: "", stderr: "orgagent: unknown command 'nonexistent'.\nRun 'orgagent --help' for its commands.\n" });
+    expect(top).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "orgagent: unknown command 'nonexistent'.\nRun 'orgagent --help' for its commands.\n",
+    });
     expect(sub.stderr).toBe("orgagent: unknown command 'analytics costs'.\nRun 'orgagent analytics --help' for its commands.\n");
   });
 });

@@ -14,12 +14,19 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   [emulator, { bundle }] = await Promise.all([startEmulator({ seed: "tables" }), bundleCli()]);
   // No pager from the machine running the tests: each test sets its own.
-  env = cleanEnv({ ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_APP_URL: emulator.appUrl, ORGAGENT_API_KEY: emulator.keys.owner, PAGER: "" });
+  env = cleanEnv({
+    ORGAGENT_BASE_URL: emulator.baseUrl,
+    ORGAGENT_APP_URL: emulator.appUrl,
+    ORGAGENT_API_KEY: emulator.keys.owner,
+    PAGER: "",
+  });
 });
 afterAll(() => emulator?.close());
 
-const orgagent = (args: string[], extra: Record<string, string> = {}) => runProcess(process.execPath, [bundle, ...args], { ...env, ...extra });
-const onTerminal = (args: string[], extra: Record<string, string> = {}, columns = 80) => runOnTerminal(bundle, args, { ...env, ...extra }, columns);
+const orgagent = (args: string[], extra: Record<string, string> = {}) =>
+  runProcess(process.execPath, [bundle, ...args], { ...env, ...extra });
+const onTerminal = (args: string[], extra: Record<string, string> = {}, columns = 80) =>
+  runOnTerminal(bundle, args, { ...env, ...extra }, columns);
 /** What the terminal showed, without the progress line (cleared with \r\x1b[2K) and with \n line ends. */
 const screen = (run: Run) => run.stdout.replace(/\r\n/g, "\n").replace(/^(?:[^\n]*\r\x1b\[2K)+/, "");
 const lines = (text: string) => text.trimEnd().split("\n");
@@ -32,13 +39,18 @@ describe.concurrent("columns", () => {
   });
 
   test("analytics users at 80 columns: when, who, credits and tool calls first; the others named, with --columns", async () => {
-    const [terminal, piped] = await Promise.all([onTerminal(["analytics", "users", "--days", "2"]), orgagent(["analytics", "users", "--days", "2"])]);
+    const [terminal, piped] = await Promise.all([
+      onTerminal(["analytics", "users", "--days", "2"]),
+      orgagent(["analytics", "users", "--days", "2"]),
+    ]);
     expect([terminal.code, piped.code]).toEqual([0, 0]);
     const shown = screen(terminal);
     expect(lines(shown)[0]).toMatch(/^date +user_email +billable_tokens +tool_calls$/);
     for (const line of lines(shown)) expect(line.length).toBeLessThanOrEqual(80);
     const note = shown.slice(shown.indexOf("(18 more columns: ")).replace(/\n/g, " ");
-    expect(note).toMatch(/^\(18 more columns: sessions, messages, .*user_id.*; pick columns with --columns, or see every one with --format csv or --json\) $/);
+    expect(note).toMatch(
+      /^\(18 more columns: sessions, messages, .*user_id.*; pick columns with --columns, or see every one with --format csv or --json\) $/,
+    );
     // Piped: every column, in the spec's order, the same on any terminal.
     expect(lines(piped.stdout)[0]!.split("\t")).toEqual(tableColumns.UserRow);
     expect(piped.stderr).toBe("");
@@ -72,7 +84,9 @@ describe.concurrent("columns", () => {
     expect(unknown.stderr).toBe(`orgagent: unknown --columns column user_mail\nColumns: ${tableColumns.UserRow.join(", ")}.\n`);
     expect(lateUnknown.stderr).toBe("orgagent: unknown --columns column who\nColumns: revision, updatedAt, changed, name, email.\n");
     expect(json.stderr).toMatch(/^orgagent: option '--columns <names>' cannot be used with option '--json \[fields\]'/);
-    expect(ndjson.stderr).toBe("orgagent: --columns picks the columns of tables and CSV, not the fields of --format ndjson.\nName the fields with --json a,b,c instead.\n");
+    expect(ndjson.stderr).toBe(
+      "orgagent: --columns picks the columns of tables and CSV, not the fields of --format ndjson.\nName the fields with --json a,b,c instead.\n",
+    );
     for (const run of [unknown, ndjson]) expect(run.stderr).not.toContain("→ GET");
   });
 });

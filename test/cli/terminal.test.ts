@@ -32,7 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => emulator?.close());
 
-const orgagent = (args: string[], extra: Record<string, string> = {}) => runProcess(process.execPath, [bundle, ...args], { ...env, ...extra });
+const orgagent = (args: string[], extra: Record<string, string> = {}) =>
+  runProcess(process.execPath, [bundle, ...args], { ...env, ...extra });
 const onTerminal = (args: string[], columns?: number) => runOnTerminal(bundle, args, env, columns);
 /** The terminal's output with its line endings as written (the terminal turns \n into \r\n). */
 const screen = (run: Run) => run.stdout.replace(/\r\n/g, "\n");
@@ -99,8 +100,15 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
     expect(rows.slice(0, 3).map((row) => row.split(/ +/)[0])).toEqual([day(3), day(2), day(1)]);
     for (const line of lines(screen(result))) expect(line.length).toBeLessThanOrEqual(80);
     const note = screen(result).slice(screen(result).indexOf("(5 more"));
-    expect(note.replace(/\n/g, " ")).toMatch(/^\(5 more columns: .*; pick columns with --columns, or see every one with --format csv or --json\) $/);
-    for (const column of ["weekly_active_users", "monthly_active_users", "daily_active_users_by_client.terminal-ui", "daily_active_users_by_client.web"]) {
+    expect(note.replace(/\n/g, " ")).toMatch(
+      /^\(5 more columns: .*; pick columns with --columns, or see every one with --format csv or --json\) $/,
+    );
+    for (const column of [
+      "weekly_active_users",
+      "monthly_active_users",
+      "daily_active_users_by_client.terminal-ui",
+      "daily_active_users_by_client.web",
+    ]) {
       expect(note.replace(/\n/g, " ")).toContain(` ${column}`);
     }
     const piped = await orgagent(["analytics", "activity", "--days", "3"]);
@@ -115,7 +123,10 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
   });
 
   test("one resource: key/value with ISO times on a terminal, JSON with the API's epoch milliseconds when piped", async () => {
-    const [terminal, piped] = await Promise.all([onTerminal(["computers", "by-name", "gpu-box-1"]), orgagent(["computers", "by-name", "gpu-box-1"])]);
+    const [terminal, piped] = await Promise.all([
+      onTerminal(["computers", "by-name", "gpu-box-1"]),
+      orgagent(["computers", "by-name", "gpu-box-1"]),
+    ]);
     expect([terminal.code, piped.code]).toEqual([0, 0]);
     const computer = JSON.parse(piped.stdout) as { id: string; createdAt: number };
     expect(computer.createdAt).toBeTypeOf("number");
@@ -141,7 +152,9 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
     const result = await onTerminal(["report", "--days", "3", "--out", out], 45);
     expect(result.code).toBe(0);
     const shown = result.stdout.split("\r\x1b[2K").slice(1);
-    expect(shown).toContainEqual(expect.stringMatching(/^report: \d of 6 parts \((credits|previous period|activity|tools|productivity) done\)/));
+    expect(shown).toContainEqual(
+      expect.stringMatching(/^report: \d of 6 parts \((credits|previous period|activity|tools|productivity) done\)/),
+    );
     // `report: 5 of 6 parts; users: 300 rows, 3 pages` is 46 characters: cut, or a wrapped line would stay behind.
     expect(shown).toContainEqual(expect.stringMatching(/^report: \d of 6 parts.*; users: \d+ rows/));
     for (const line of shown.slice(0, -1)) expect(line.length).toBeLessThan(45);
@@ -152,7 +165,9 @@ describe.concurrent("on a terminal a human view, when piped stable machine outpu
 
   test("controls diff on a terminal: which revisions, by whom, then the changed settings", async () => {
     const result = await onTerminal(["controls", "diff", "20"], 160);
-    expect(screen(result)).toMatch(/^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed( \(\d+ reordered\))?\nsetting +change +before +after\n/);
+    expect(screen(result)).toMatch(
+      /^Revision 19 \(.+\) → 20 \(.+, by .+ <.+@acme-robotics\.com>\): \d+ settings? changed( \(\d+ reordered\))?\nsetting +change +before +after\n/,
+    );
   });
 });
 
@@ -162,18 +177,15 @@ describe("CSV cells cannot become spreadsheet formulas", () => {
     const stdout = new PassThrough().on("data", (chunk) => (out += chunk));
     new Output({ stdout, stderr: new PassThrough() }).list(
       [
-        { name: "=HYPERLINK(\"http://evil\")", value: -5, note: "-1+2", at: "@SUM(A1)", plus: "+1", fine: "a,b" },
+        { name: '=HYPERLINK("http://evil")', value: -5, note: "-1+2", at: "@SUM(A1)", plus: "+1", fine: "a,b" },
         { name: "\tcmd", value: 3.5, note: "ok", at: "", plus: null, fine: true },
       ],
       { format: "csv" },
     );
     expect(out).toBe(
-      [
-        "name,value,note,at,plus,fine",
-        `"'=HYPERLINK(""http://evil"")",-5,'-1+2,'@SUM(A1),'+1,"a,b"`,
-        "'\tcmd,3.5,ok,,,true",
-        "",
-      ].join("\n"),
+      ["name,value,note,at,plus,fine", `"'=HYPERLINK(""http://evil"")",-5,'-1+2,'@SUM(A1),'+1,"a,b"`, "'\tcmd,3.5,ok,,,true", ""].join(
+        "\n",
+      ),
     );
   });
 });
@@ -316,20 +328,28 @@ describe.concurrent("errors in the CLI's own words: one prefix, the cause on one
     expect(twoLines(variable).cause).toMatch(
       /^orgagent: the API answered 401 Unauthorized: .+ \(request req_\w+\) \[getAnalyticsTokens: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/analytics\/tokens\?startDate=[\d-]+&endDate=[\d-]+\]$/,
     );
-    expect(twoLines(variable).hint).toBe("Check the key in ORGAGENT_API_KEY; analytics and reports, usage limits and enterprise controls need a Manager or Owner key.");
+    expect(twoLines(variable).hint).toBe(
+      "Check the key in ORGAGENT_API_KEY; analytics and reports, usage limits and enterprise controls need a Manager or Owner key.",
+    );
     expect(twoLines(flag).hint).toMatch(/^Check the key in --api-key;/);
   });
 
   test("an unknown log level in ORGAGENT_LOG is named (exit 2)", async () => {
     const result = await orgagent(["computers", "get", "x"], { ORGAGENT_LOG: "loud" });
     expect(result.code).toBe(2);
-    expect(twoLines(result)).toEqual({ cause: "orgagent: ORGAGENT_LOG=loud is not a log level.", hint: "Use off, error, warn, info or debug (or pass --debug)." });
+    expect(twoLines(result)).toEqual({
+      cause: "orgagent: ORGAGENT_LOG=loud is not a log level.",
+      hint: "Use off, error, warn, info or debug (or pass --debug).",
+    });
   });
 
   test("commander's own errors carry the same single prefix", async () => {
     const result = await orgagent(["analytics", "tokens", "--bogus"]);
     expect(result.code).toBe(2);
-    expect(twoLines(result)).toEqual({ cause: "orgagent: unknown option '--bogus'", hint: "Run 'orgagent analytics tokens --help' for usage." });
+    expect(twoLines(result)).toEqual({
+      cause: "orgagent: unknown option '--bogus'",
+      hint: "Run 'orgagent analytics tokens --help' for usage.",
+    });
   });
 });
 
@@ -358,7 +378,11 @@ describe.concurrent("help and --version", () => {
   });
 
   test("help <command> <subcommand> shows the subcommand; an unknown one is a usage error", async () => {
-    const [help, flag, unknown] = await Promise.all([orgagent(["help", "analytics", "users"]), orgagent(["analytics", "users", "--help"]), orgagent(["help", "analytics", "costs"])]);
+    const [help, flag, unknown] = await Promise.all([
+      orgagent(["help", "analytics", "users"]),
+      orgagent(["analytics", "users", "--help"]),
+      orgagent(["help", "analytics", "costs"]),
+    ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: orgagent analytics users \[options\]/);
     expect(help.stdout).toBe(flag.stdout);
@@ -369,9 +393,12 @@ describe.concurrent("help and --version", () => {
   test("--help lists every command group and the exit codes", async () => {
     const { code, stdout } = await orgagent(["--help"]);
     expect(code).toBe(0);
-    for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"]) expect(stdout).toContain(`  ${group}`);
+    for (const group of ["analytics", "report", "limits", "sessions", "computers", "readiness", "controls", "help", "completion"])
+      expect(stdout).toContain(`  ${group}`);
     expect(stdout).toMatch(/Exit codes:[\s\S]*3 {2}Partial failure/);
-    expect(stdout.replace(/\s+/g, " ")).toContain("--request-timeout <seconds> Give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)");
+    expect(stdout.replace(/\s+/g, " ")).toContain(
+      "--request-timeout <seconds> Give up on a request after this many seconds; the SDK retries reads up to twice (default: 60) (env: ORGAGENT_REQUEST_TIMEOUT)",
+    );
   });
 
   test("docs/cli.md's configuration table names every global flag with its variable", () => {
@@ -394,8 +421,11 @@ describe.concurrent("help and --version", () => {
       expect(help, command.name()).toMatch(/\nExamples:\n {2}\$ \S/);
       if (command !== program) expect(help, command.name()).toMatch(/Global Options:[\s\S]*--api-key <key>[\s\S]*--debug/);
       // A description may wrap onto the lines under it: read those as one.
-      for (const option of command.options) if (option.mandatory) expect(help.replace(/\n {3,}/g, " "), option.flags).toMatch(new RegExp(`${option.long}[^\\n]*\\(required\\)`));
-      for (const option of command.options.filter((o) => /timeout|interval/.test(o.long ?? ""))) expect(option.description).toMatch(/seconds/);
+      for (const option of command.options)
+        if (option.mandatory)
+          expect(help.replace(/\n {3,}/g, " "), option.flags).toMatch(new RegExp(`${option.long}[^\\n]*\\(required\\)`));
+      for (const option of command.options.filter((o) => /timeout|interval/.test(o.long ?? "")))
+        expect(option.description).toMatch(/seconds/);
     }
   });
 });
@@ -432,8 +462,13 @@ describe.concurrent("shell completion, computed from the command tree", () => {
       orgagent(["complete", "--", "analytics", ""]),
       orgagent(["complete", "--", "analytics", "tokens", "--group-by", ""]),
     ]);
-    const names = (run: Run) => lines(run.stdout).filter((line) => !line.startsWith(":")).map((line) => line.split("\t")[0]);
-    expect(names(groups)).toEqual(expect.arrayContaining(["analytics", "report", "limits", "sessions", "computers", "readiness", "controls"]));
+    const names = (run: Run) =>
+      lines(run.stdout)
+        .filter((line) => !line.startsWith(":"))
+        .map((line) => line.split("\t")[0]);
+    expect(names(groups)).toEqual(
+      expect.arrayContaining(["analytics", "report", "limits", "sessions", "computers", "readiness", "controls"]),
+    );
     expect(names(subcommands)).toEqual(expect.arrayContaining(["tokens", "tools", "activity", "productivity", "users"]));
     expect(names(choices)).toEqual(["model"]);
   });
@@ -449,7 +484,11 @@ describe.concurrent("shell completion, computed from the command tree", () => {
   });
 
   test.runIf(shellPresent("/usr/bin/fish"))("fish completes subcommands and --group-by values", async () => {
-    const result = await runProcess("fish", ["-c", 'orgagent completion fish | source; complete -C "orgagent analytics to"; complete -C "orgagent analytics tools --group-by "'], env);
+    const result = await runProcess(
+      "fish",
+      ["-c", 'orgagent completion fish | source; complete -C "orgagent analytics to"; complete -C "orgagent analytics tools --group-by "'],
+      env,
+    );
     expect(lines(result.stdout).map((line) => line.split("\t")[0])).toEqual(["tokens", "tools", "tool_name"]);
   });
 

@@ -15,7 +15,8 @@ const CLEAR = "\x1b[2J\x1b[H";
 const LINK = "\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07";
 const HOSTILE = `box${CLIPBOARD}${CLEAR}${LINK}\rOVERWRITTEN\x9b31mred\x7f`;
 /** The same text as the terminal must show it. */
-const SHOWN = "box\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\x1b[H\\x1b]8;;https://evil.example/\\x07click\\x1b]8;;\\x07\\rOVERWRITTEN\\x9b31mred\\x7f";
+const SHOWN =
+  "box\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J\\x1b[H\\x1b]8;;https://evil.example/\\x07click\\x1b]8;;\\x07\\rOVERWRITTEN\\x9b31mred\\x7f";
 // A header value may carry bytes 0x80-0xff (obs-text): 0x9b arrives as the C1 CSI.
 const HOSTILE_HEADER = "req\x9b2J\x9b31m";
 
@@ -39,26 +40,36 @@ function answer(req: IncomingMessage, res: ServerResponse) {
   if (route === "GET /api/v0/computers/cmp_evil") return json(200, computer);
   if (route === "GET /api/v0/computers/cmp_waiting") return json(200, { ...computer, id: "cmp_waiting", status: `provisioning${CLEAR}` });
   // A session, not a computer: `computers get` would look a missing id up as a name too, and report that.
-  if (route === "GET /api/v0/sessions/sess_gone") return json(404, { title: HOSTILE, detail: `gone\n${HOSTILE}`, status: 404, requestId: HOSTILE });
-  if (route === "GET /api/v0/computers/cmp_broken") return json(503, { title: "Unavailable", status: 503 }, { "x-request-id": HOSTILE_HEADER });
+  if (route === "GET /api/v0/sessions/sess_gone")
+    return json(404, { title: HOSTILE, detail: `gone\n${HOSTILE}`, status: 404, requestId: HOSTILE });
+  if (route === "GET /api/v0/computers/cmp_broken")
+    return json(503, { title: "Unavailable", status: 503 }, { "x-request-id": HOSTILE_HEADER });
   if (route === "GET /api/v0/sessions/sess_1/messages/msg_1") {
     return json(200, { ...successExample("getSessionMessage"), content: [{ type: "text", text: `first line\n\tindented${HOSTILE}` }] });
   }
   if (route === "GET /api/v1/analytics/activity") {
     const row = successExample("getAnalyticsActivity").data[0];
-    return json(200, { data: [{ ...row, daily_active_users_by_client: { web: 2, [HOSTILE]: 3 } }], meta: { org_id: HOSTILE, start_date: day(2), end_date: day(1) } });
+    return json(200, {
+      data: [{ ...row, daily_active_users_by_client: { web: 2, [HOSTILE]: 3 } }],
+      meta: { org_id: HOSTILE, start_date: day(2), end_date: day(1) },
+    });
   }
   if (route === "GET /api/v1/analytics/tokens") {
     const row = { date: day(1), billable_tokens: 5, input_tokens: 1, output_tokens: 1 };
-    const data = [{ ...row, group_key: HOSTILE }, { ...row, group_key: '=HYPERLINK("https://evil.example","x")' }];
+    const data = [
+      { ...row, group_key: HOSTILE },
+      { ...row, group_key: '=HYPERLINK("https://evil.example","x")' },
+    ];
     return json(200, { data, meta: { org_id: "org_1", start_date: day(1), end_date: day(1) } });
   }
   if (route === "PUT /api/v0/organization/usage/limits/users") {
     let text = "";
-    req.on("data", (chunk) => (text += chunk)).on("end", () => {
-      const { users } = JSON.parse(text) as { users: Array<{ email: string }> };
-      json(200, { updated: [], errors: users.map(({ email }) => ({ email, error: `refused: ${HOSTILE}` })) });
-    });
+    req
+      .on("data", (chunk) => (text += chunk))
+      .on("end", () => {
+        const { users } = JSON.parse(text) as { users: Array<{ email: string }> };
+        json(200, { updated: [], errors: users.map(({ email }) => ({ email, error: `refused: ${HOSTILE}` })) });
+      });
     return;
   }
   json(404, { title: "Not Found", status: 404 });
@@ -82,7 +93,9 @@ const piped = (args: string[]) => runProcess(process.execPath, [bundle, ...args]
  */
 function controlsLeft(run: Run): string[] {
   const text = run.stdout.replace(/\r\n/g, "\n").replace(/\r\x1b\[2K/g, "");
-  return [...text.matchAll(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g)].map(([char]) => `U+${char.codePointAt(0)!.toString(16).padStart(4, "0")}`);
+  return [...text.matchAll(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g)].map(
+    ([char]) => `U+${char.codePointAt(0)!.toString(16).padStart(4, "0")}`,
+  );
 }
 const screen = (run: Run) => run.stdout.replace(/\r\n/g, "\n");
 
@@ -180,7 +193,12 @@ describe.concurrent("piped, the data is exact", () => {
     ]);
     expect(csv.stdout).toContain(`"${HOSTILE}"`);
     expect(csv.stdout).toContain(`"'=HYPERLINK(""https://evil.example"",""x"")"`);
-    expect(ndjson.stdout.trim().split("\n").map((line) => JSON.parse(line).group_key)).toEqual([HOSTILE, '=HYPERLINK("https://evil.example","x")']);
+    expect(
+      ndjson.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).group_key),
+    ).toEqual([HOSTILE, '=HYPERLINK("https://evil.example","x")']);
   });
 
   test("stderr is for people even when stdout is piped: an API error's text is shown as escapes", async () => {
@@ -192,25 +210,35 @@ describe.concurrent("piped, the data is exact", () => {
 });
 
 test("map keys named like Object.prototype's properties are columns like any other, in tables and CSV", () => {
-  const rows = [JSON.parse('{"date":"2026-03-02","by_client":{"__proto__":1,"constructor":2,"toString":3}}'), { date: "2026-03-03", by_client: { web: 4 } }];
+  const rows = [
+    JSON.parse('{"date":"2026-03-02","by_client":{"__proto__":1,"constructor":2,"toString":3}}'),
+    { date: "2026-03-03", by_client: { web: 4 } },
+  ];
   const print = (format: string) => {
     let out = "";
     const stdout = new PassThrough().on("data", (chunk) => (out += chunk));
     new Output({ stdout, stderr: new PassThrough() }).list(rows, { format });
     return out;
   };
-  expect(print("csv")).toBe("date,by_client.__proto__,by_client.constructor,by_client.toString,by_client.web\n2026-03-02,1,2,3,\n2026-03-03,,,,4\n");
-  expect(print("table")).toBe("date\tby_client.__proto__\tby_client.constructor\tby_client.toString\tby_client.web\n2026-03-02\t1\t2\t3\t\n2026-03-03\t\t\t\t4\n");
+  expect(print("csv")).toBe(
+    "date,by_client.__proto__,by_client.constructor,by_client.toString,by_client.web\n2026-03-02,1,2,3,\n2026-03-03,,,,4\n",
+  );
+  expect(print("table")).toBe(
+    "date\tby_client.__proto__\tby_client.constructor\tby_client.toString\tby_client.web\n2026-03-02\t1\t2\t3\t\n2026-03-03\t\t\t\t4\n",
+  );
 });
 
 describe.concurrent("a URL's user name and password are never shown", () => {
   test.each([
-    ["ftp://admin:s3cret-pw@host.example", "ORGAGENT_BASE_URL is not an http(s) URL: \"ftp://***@host.example\"."],
-    ["htps://admin:s3cret-pw@host.example", "ORGAGENT_BASE_URL is not an http(s) URL: \"htps://***@host.example\"."],
-    ["htps:admin:s3cret-pw@host.example", "ORGAGENT_BASE_URL is not an http(s) URL: \"htps:***@host.example\"."],
-    ["https://admin:s3cret-pw@host.example/api", "ORGAGENT_BASE_URL must not hold a user name or password: \"https://***@host.example/api\"."],
-    ["https://admin:s3c@ret-pw@host.example", "ORGAGENT_BASE_URL must not hold a user name or password: \"https://***@host.example\"."],
-    ["http://admin:s3c/ret-pw@host.example", "ORGAGENT_BASE_URL is not an http(s) URL: \"http://***@host.example\"."],
+    ["ftp://admin:s3cret-pw@host.example", 'ORGAGENT_BASE_URL is not an http(s) URL: "ftp://***@host.example".'],
+    ["htps://admin:s3cret-pw@host.example", 'ORGAGENT_BASE_URL is not an http(s) URL: "htps://***@host.example".'],
+    ["htps:admin:s3cret-pw@host.example", 'ORGAGENT_BASE_URL is not an http(s) URL: "htps:***@host.example".'],
+    [
+      "https://admin:s3cret-pw@host.example/api",
+      'ORGAGENT_BASE_URL must not hold a user name or password: "https://***@host.example/api".',
+    ],
+    ["https://admin:s3c@ret-pw@host.example", 'ORGAGENT_BASE_URL must not hold a user name or password: "https://***@host.example".'],
+    ["http://admin:s3c/ret-pw@host.example", 'ORGAGENT_BASE_URL is not an http(s) URL: "http://***@host.example".'],
   ])("ORGAGENT_BASE_URL=%s", async (url, cause) => {
     const run = await runProcess(process.execPath, [bundle, "computers", "get", "cmp_1"], { ...env, ORGAGENT_BASE_URL: url });
     expect(run.code).toBe(2);
@@ -219,7 +247,10 @@ describe.concurrent("a URL's user name and password are never shown", () => {
   });
 
   test("an app URL with a password, for a command that does not need the app host: not used, not shown", async () => {
-    const run = await runProcess(process.execPath, [bundle, "computers", "get", "cmp_evil"], { ...env, ORGAGENT_APP_URL: "https://admin:s3cret-pw@app.example" });
+    const run = await runProcess(process.execPath, [bundle, "computers", "get", "cmp_evil"], {
+      ...env,
+      ORGAGENT_APP_URL: "https://admin:s3cret-pw@app.example",
+    });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
   });

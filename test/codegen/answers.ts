@@ -66,7 +66,18 @@ export async function collectPayloads(emulator: Emulator): Promise<Payload[]> {
     ["listReadinessReports", "", await sdk.readiness.list({ limit: 5 })],
     ["listEnterpriseControlsHistory", "", await sdk.enterpriseControls.history({ limit: 5 })],
     // The API's own answer: usageLimits.setUserLimits adds each error's position in the input, which the API has not.
-    ["setUserLimits", "", await sdk.request("setUserLimits", { body: { users: [{ email: c.email, limit: 5_000 }, { email: "nobody@example.org", limit: 5 }] } })],
+    [
+      "setUserLimits",
+      "",
+      await sdk.request("setUserLimits", {
+        body: {
+          users: [
+            { email: c.email, limit: 5_000 },
+            { email: "nobody@example.org", limit: 5 },
+          ],
+        },
+      }),
+    ],
     ["createSession", "", session],
     ["getSession", "", await sdk.sessions.get(session.sessionId)],
     ["sendSessionMessage", "", sent],

@@ -33,10 +33,14 @@ export const generators: ClientGenerator[] = [
     typesModule: "types.gen",
     generate: (dir, bundles) =>
       eachHost((host) =>
-        mustRun(process.execPath, [bin("@hey-api", "openapi-ts", "bin", "run.js"), "-i", bundles[host], "-o", `hey-api/${host}`, "--no-log-file"], {
-          cwd: dir,
-          env: quiet,
-        }),
+        mustRun(
+          process.execPath,
+          [bin("@hey-api", "openapi-ts", "bin", "run.js"), "-i", bundles[host], "-o", `hey-api/${host}`, "--no-log-file"],
+          {
+            cwd: dir,
+            env: quiet,
+          },
+        ),
       ),
   },
   {
@@ -49,7 +53,10 @@ export const generators: ClientGenerator[] = [
         output: { target: `orval/${host}/client.ts`, client: "fetch", mode: "single", baseUrl: { getBaseUrlFromSpecification: true } },
       });
       writeFileSync(join(dir, "orval.config.cjs"), `module.exports = ${JSON.stringify({ api: project("api"), app: project("app") })};\n`);
-      const result = await mustRun(process.execPath, [bin("orval", "dist", "bin", "orval.js"), "--config", "orval.config.cjs"], { cwd: dir, env: quiet });
+      const result = await mustRun(process.execPath, [bin("orval", "dist", "bin", "orval.js"), "--config", "orval.config.cjs"], {
+        cwd: dir,
+        env: quiet,
+      });
       return result.stdout + result.stderr;
     },
   },
@@ -61,7 +68,18 @@ export const generators: ClientGenerator[] = [
         mustRun(
           process.execPath,
           // String unions instead of TypeScript enums, so a JSON string is a value of its enum type.
-          [bin("swagger-typescript-api", "dist", "cli.mjs"), "generate", "--enum-style", "union", "-p", bundles[host], "-o", `swagger-typescript-api/${host}`, "-n", "client.ts"],
+          [
+            bin("swagger-typescript-api", "dist", "cli.mjs"),
+            "generate",
+            "--enum-style",
+            "union",
+            "-p",
+            bundles[host],
+            "-o",
+            `swagger-typescript-api/${host}`,
+            "-n",
+            "client.ts",
+          ],
           { cwd: dir, env: quiet },
         ),
       ),
@@ -106,7 +124,12 @@ const typesPath = (generator: ClientGenerator, host: string) =>
  * a compiler error's line number names the payload. Readiness comes from the app host's module, the rest from the
  * API host's. Returns the payload ids whose line type-checks, and the schema names the output does not export.
  */
-export async function typecheckPayloads(dir: string, generator: ClientGenerator, payloads: Payload[], exported: (host: string, type: string) => boolean) {
+export async function typecheckPayloads(
+  dir: string,
+  generator: ClientGenerator,
+  payloads: Payload[],
+  exported: (host: string, type: string) => boolean,
+) {
   const lines = [
     `import type * as api from "${typesPath(generator, "api")}";`,
     `import type * as app from "${typesPath(generator, "app")}";`,
@@ -121,7 +144,9 @@ export async function typecheckPayloads(dir: string, generator: ClientGenerator,
       continue;
     }
     lineOf.set(lines.length + 1, payload.id);
-    lines.push(`export const p${lines.length} = ${JSON.stringify(payload.body)} satisfies ${payload.types.map((type) => `${host}.${type}`).join(" | ")};`);
+    lines.push(
+      `export const p${lines.length} = ${JSON.stringify(payload.body)} satisfies ${payload.types.map((type) => `${host}.${type}`).join(" | ")};`,
+    );
   }
   writeFileSync(join(dir, `payloads.${generator.name}.ts`), `${lines.join("\n")}\n`);
   const output = await typecheck(dir, `payloads-${generator.name}`, [`payloads.${generator.name}.ts`]);

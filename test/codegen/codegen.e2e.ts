@@ -87,7 +87,15 @@ describe("quicktype models", () => {
     const result: ModelResult = await make(spec, join(out, "schema.json"), join(out, "quicktype", language.toLowerCase()), payloads);
     const { operations: decoded, hooks } = decodedOperations(payloads, result.decoded);
     const invented = inventedNames(result.files);
-    rows.push({ pair: `quicktype → ${language}`, built: result.built, warnings: result.warnings.length, notes: result.freeFormNotes, decoded, hooks, invented });
+    rows.push({
+      pair: `quicktype → ${language}`,
+      built: result.built,
+      warnings: result.warnings.length,
+      notes: result.freeFormNotes,
+      decoded,
+      hooks,
+      invented,
+    });
 
     expect(result.warnings).toEqual([]);
     expect(result.buildOutput.trim(), "build output").toBe("");
@@ -110,7 +118,10 @@ describe("TypeScript clients from the per-host bundles", () => {
       const compiled = await buildClient(dir, generator);
       const generated = filesUnder(join(dir, name));
       const source = (host: string) =>
-        generated.filter((file) => file.includes(`${name}/${host}`)).map((file) => readFileSync(file, "utf8")).join("\n");
+        generated
+          .filter((file) => file.includes(`${name}/${host}`))
+          .map((file) => readFileSync(file, "utf8"))
+          .join("\n");
       const exported = (host: string, type: string) => new RegExp(`export (type|interface) ${type}\\b`).test(source(host));
       const typed = await typecheckPayloads(dir, generator, payloads, exported);
       const { operations: decoded, hooks } = decodedOperations(payloads, typed.decoded);
@@ -130,7 +141,16 @@ describe("TypeScript clients from the per-host bundles", () => {
       // Hook payloads are `webhooks`; a generator that reads only `paths` emits no type for them.
       const noWebhookTypes = WEBHOOK_TYPES.every((type) => typed.missing.includes(type));
       const hooksNote = noWebhookTypes ? "no webhook types" : hooks;
-      rows.push({ pair: `${name} → TypeScript`, built: compiled === "", warnings: warnings.length, notes: 0, decoded, hooks: hooksNote, called, invented });
+      rows.push({
+        pair: `${name} → TypeScript`,
+        built: compiled === "",
+        warnings: warnings.length,
+        notes: 0,
+        decoded,
+        hooks: hooksNote,
+        called,
+        invented,
+      });
 
       expect(warnings).toEqual([]);
       expect(compiled).toBe("");
@@ -153,14 +173,21 @@ function report(): void {
     `codegen: ${rows.length} generator × language pairs; built ${rows.filter((row) => row.built).length}/${rows.length}, ` +
     `${rows.reduce((sum, row) => sum + row.warnings, 0)} generator warnings, ` +
     `${rows.reduce((sum, row) => sum + row.notes, 0)} notes on free-form values ` +
-    `(${rows.filter((row) => row.notes).map((row) => `${row.pair.replace("quicktype → ", "")} ${row.notes}`).join(", ") || "none"}), ` +
+    `(${
+      rows
+        .filter((row) => row.notes)
+        .map((row) => `${row.pair.replace("quicktype → ", "")} ${row.notes}`)
+        .join(", ") || "none"
+    }), ` +
     `decoded ${Math.min(...rows.map((row) => row.decoded))}/${total} (${rows.filter((row) => row.decoded === total).length}/${rows.length} pairs), ` +
     `hook payloads ${Math.min(...hookRows.map((row) => row.hooks as number))}/${hookCount()} (${hookRows.length}/${rows.length} pairs emit hook types), ` +
     `called ${Math.min(...clients.map((row) => row.called!))}/${total} (${clients.filter((row) => row.called === total).length}/${clients.length} clients), ` +
     `invented names ${rows.reduce((sum, row) => sum + row.invented.length, 0)}`;
   const cell = (ok: boolean, text: string) => `${ok ? "✅" : "❌"} ${text}`;
   const table = [
-    "| generator → language | builds | generator warnings | notes on free-form values | decodes (of 15 operations) | hook payloads (of " + hookCount() + ") | calls (of 15, right host) |",
+    "| generator → language | builds | generator warnings | notes on free-form values | decodes (of 15 operations) | hook payloads (of " +
+      hookCount() +
+      ") | calls (of 15, right host) |",
     "|---|---|---|---|---|---|---|",
     ...rows.map((row) =>
       [
@@ -171,7 +198,10 @@ function report(): void {
         cell(row.decoded === total, `${row.decoded}/${total}`),
         typeof row.hooks === "number" ? cell(row.hooks === hookCount(), `${row.hooks}/${hookCount()}`) : `— ${row.hooks}`,
         row.called === undefined ? "— models only" : cell(row.called === total, `${row.called}/${total}`),
-      ].join(" | ").replace(/^/, "| ").concat(" |"),
+      ]
+        .join(" | ")
+        .replace(/^/, "| ")
+        .concat(" |"),
     ),
   ].join("\n");
   writeFileSync(join(out, "results.md"), `${table}\n\n${summary}\n`);

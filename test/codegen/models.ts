@@ -62,7 +62,10 @@ async function quicktype(schemaFile: string, lang: string, out: string, spec: an
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const code = lines[i + 1] ?? "";
-    if (/^Issue in line \d+: quicktype cannot infer this type because there is no data about it/.test(line) && freeForm.some((name) => normalise(code).includes(name))) {
+    if (
+      /^Issue in line \d+: quicktype cannot infer this type because there is no data about it/.test(line) &&
+      freeForm.some((name) => normalise(code).includes(name))
+    ) {
       notes++;
       i++;
     } else warnings.push(line);

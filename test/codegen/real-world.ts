@@ -23,9 +23,7 @@ export const hooksSettingsAsWritten = {
       },
     ],
     Notification: [{ matcher: "", hooks: [{ type: "command", command: 'notify-send "Agent" "$(jq -r .message)"' }] }],
-    SessionEnd: [
-      { hooks: [{ type: "command", command: "jq -c '{session_id, reason}' >> ~/.agent/session-end.log", timeout: 5 }] },
-    ],
+    SessionEnd: [{ hooks: [{ type: "command", command: "jq -c '{session_id, reason}' >> ~/.agent/session-end.log", timeout: 5 }] }],
     // An event the spec does not name.
     PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "~/.agent/check-command.sh" }] }],
   },
@@ -66,7 +64,10 @@ const readinessWithNulls = (() => {
   const page = example("listReadinessReports");
   const [first] = page.reports;
   const nulls = { commitHash: null, branch: null, hasLocalChanges: null, hasNonRemoteCommits: null };
-  page.reports = [{ ...first, ...nulls, modelUsed: null }, { ...first, reportId: "6c3f0a52-1e84-4d7b-9a2c-5b8e0f3d7a19", modelUsed: {} }];
+  page.reports = [
+    { ...first, ...nulls, modelUsed: null },
+    { ...first, reportId: "6c3f0a52-1e84-4d7b-9a2c-5b8e0f3d7a19", modelUsed: {} },
+  ];
   return page;
 })();
 
@@ -115,10 +116,20 @@ export const realWorldPayloads: Payload[] = [
     body: activityGroupedWithUnlistedClient,
   },
   { id: "listReadinessReports-nulls", source: "listReadinessReports", types: ["ReadinessReportList"], body: readinessWithNulls },
-  { id: "getAnalyticsTokens-null-email", source: "getAnalyticsTokens", types: ["AnalyticsTokensDailyResponse"], body: creditsWithNullEmail },
+  {
+    id: "getAnalyticsTokens-null-email",
+    source: "getAnalyticsTokens",
+    types: ["AnalyticsTokensDailyResponse"],
+    body: creditsWithNullEmail,
+  },
   { id: "listAnalyticsUsers-unlisted-tier", source: "listAnalyticsUsers", types: ["AnalyticsUsersResponse"], body: usersWithUnlistedTier },
   { id: "getAnalyticsTools-open-levels", source: "getAnalyticsTools", types: ["AnalyticsToolsDailyResponse"], body: toolsWithOpenLevels },
-  { id: "getAnalyticsProductivity-bare-items", source: "getAnalyticsProductivity", types: ["AnalyticsProductivityResponse"], body: productivityWithBareItems },
+  {
+    id: "getAnalyticsProductivity-bare-items",
+    source: "getAnalyticsProductivity",
+    types: ["AnalyticsProductivityResponse"],
+    body: productivityWithBareItems,
+  },
   { id: "error-body-empty", source: "getComputer", types: ["Problem"], body: {} },
   { id: "error-body-analytics-title-only", source: "getAnalyticsTokens", types: ["AnalyticsError"], body: { title: "Bad Request" } },
 ];

@@ -63,7 +63,9 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
     expect(resources).toContain(
       'list(query?: QueryParams<"listComputers">, options?: RequestOptions & PageOptions): PagePromise<ResponseBody<"listComputers">, api.Computer> {',
     );
-    expect(resources).toMatch(/\/\*\*\n {3}\* List computers\n {3}\*\n {3}\* The organization's computers, a page at a time\.\n {3}\*\/\n {2}list\(/);
+    expect(resources).toMatch(
+      /\/\*\*\n {3}\* List computers\n {3}\*\n {3}\* The organization's computers, a page at a time\.\n {3}\*\/\n {2}list\(/,
+    );
   });
 
   it("type-checks where it is used, and refuses what the spec refuses", () => {
@@ -80,7 +82,11 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
       void client.computers.list({ limit: "2" });
       void more;`,
     );
-    const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!;
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(root, "tsconfig.json"),
+      {},
+      { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+    )!;
     const diagnostics = ts.getPreEmitDiagnostics(ts.createProgram([program], config.options));
     expect(diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
   }, 120_000);
@@ -91,7 +97,9 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
       const from = Number(request.query.get("cursor") ?? 0);
       const limit = Number(request.query.get("limit"));
       const next = from + limit;
-      return { body: { computers: all.slice(from, next), hasMore: next < all.length, nextCursor: next < all.length ? String(next) : null } };
+      return {
+        body: { computers: all.slice(from, next), hasMore: next < all.length, nextCursor: next < all.length ? String(next) : null },
+      };
     });
     try {
       const list = await bundleInCopy(
@@ -139,7 +147,9 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
       byRequest: ids.length,
     });
     // The emulator's log says it, once.
-    expect(stderr.match(/GET \/api\/v0\/computers \(listComputers\) has no emulated behaviour: answered from the spec's example/g)).toHaveLength(1);
+    expect(
+      stderr.match(/GET \/api\/v0\/computers \(listComputers\) has no emulated behaviour: answered from the spec's example/g),
+    ).toHaveLength(1);
   }, 60_000);
 
   it("is reached by `orgagent api GET /api/v0/computers --paginate` of the copy's CLI", async () => {
@@ -155,7 +165,11 @@ describe("a new operation with x-sdk and x-pagination, after npm run generate", 
       writeFileSync(join(copy, "bin.mjs"), `import { run } from "./cli-entry.mjs"; process.exitCode = await run(process.argv.slice(2));`);
       const [pages, ids] = await Promise.all([
         runProcess(process.execPath, [join(copy, "bin.mjs"), "api", "GET", "/api/v0/computers", "-F", "limit=2", "--paginate"], env),
-        runProcess(process.execPath, [join(copy, "bin.mjs"), "api", "GET", "/api/v0/computers", "--paginate", "--jq", ".computers[].id"], env),
+        runProcess(
+          process.execPath,
+          [join(copy, "bin.mjs"), "api", "GET", "/api/v0/computers", "--paginate", "--jq", ".computers[].id"],
+          env,
+        ),
       ]);
       expect(pages.code, pages.stderr).toBe(0);
       expect(pages.stdout.split(/\n(?=\{)/).map((page) => JSON.parse(page).computers.length)).toEqual([2, 1]);

@@ -19,7 +19,12 @@ import { validateResponse } from "./schema-validator.js";
 const ids = Object.keys(operations) as OperationId[];
 const cases = ids.flatMap((operationId) =>
   [false, true].flatMap((optional) =>
-    (["client.request", "resource method"] as const).map((via) => ({ operationId, optional, via, what: optional ? "every parameter" : "required parameters" })),
+    (["client.request", "resource method"] as const).map((via) => ({
+      operationId,
+      optional,
+      via,
+      what: optional ? "every parameter" : "required parameters",
+    })),
   ),
 );
 
@@ -33,7 +38,8 @@ interface Server {
 async function check(server: Server, { operationId, optional, via }: (typeof cases)[number], emulator: boolean) {
   let input = exampleInput(operationId, { optional, fixtures: server.fixtures });
   if (emulator && optional) input = await withLiveCursor(server, operationId, input);
-  const call = via === "client.request" ? callByRequest(server.client, operationId, input) : callByMethod(server.client, operationId, input);
+  const call =
+    via === "client.request" ? callByRequest(server.client, operationId, input) : callByMethod(server.client, operationId, input);
   if (!call) {
     expect(sdkOf(operationId).custom, `${operationId} has no generated method`).toBe(true);
     return;
@@ -53,7 +59,8 @@ async function withLiveCursor(server: Server, operationId: OperationId, input: C
   const { [rule.cursorParam]: _, ...query } = input.query ?? {};
   const first = (await callByRequest(server.client, operationId, { ...input, query })) as Record<string, unknown>;
   server.after();
-  const at = (value: unknown, dotted: string) => dotted.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | null)?.[key], value);
+  const at = (value: unknown, dotted: string) =>
+    dotted.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | null)?.[key], value);
   const items = first[rule.items] as Record<string, unknown>[];
   const next = rule.nextCursor ? at(first, rule.nextCursor) : items.at(-1)?.[rule.cursorFromLastItem!];
   return { ...input, query: next == null ? query : { ...query, [rule.cursorParam]: next } };
@@ -63,7 +70,11 @@ describe("against the Prism mock of the spec", () => {
   let server: Server;
   beforeAll(() => {
     const url = inject("prismUrl");
-    server = { client: new OrgAgent({ apiKey: "test-key", baseUrl: url, appUrl: url, maxRetries: 0, logLevel: "off" }), fixtures: new Map(), after: () => {} };
+    server = {
+      client: new OrgAgent({ apiKey: "test-key", baseUrl: url, appUrl: url, maxRetries: 0, logLevel: "off" }),
+      fixtures: new Map(),
+      after: () => {},
+    };
   });
 
   test.each(cases)("$operationId with $what through $via", (c) => check(server, c, false));
@@ -76,7 +87,13 @@ describe("against the emulator", () => {
 
   beforeAll(async () => {
     emulator = await startEmulator({ seed: "every-operation", now: () => Date.now() + offset });
-    const client = new OrgAgent({ apiKey: emulator.keys.owner, baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, maxRetries: 0, logLevel: "off" });
+    const client = new OrgAgent({
+      apiKey: emulator.keys.owner,
+      baseUrl: emulator.baseUrl,
+      appUrl: emulator.appUrl,
+      maxRetries: 0,
+      logLevel: "off",
+    });
     const name = exampleValue(specOperation("getComputerByName").parameters.find((p) => p.name === "name")!);
     const computerId = emulator.org.computers.find((computer) => computer.name === name)!.id;
     const { sessionId } = await client.sessions.create({ computerId });

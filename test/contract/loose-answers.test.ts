@@ -90,7 +90,9 @@ describe("the report, from random answers of the five analytics endpoints", () =
   };
 
   test("builds and renders without a crash, and shows no NaN", async () => {
-    const bodies = fc.record(Object.fromEntries(Object.entries(ENDPOINTS).map(([path, schema]) => [path, arbitraryOf(schema, { loose: true })])));
+    const bodies = fc.record(
+      Object.fromEntries(Object.entries(ENDPOINTS).map(([path, schema]) => [path, arbitraryOf(schema, { loose: true })])),
+    );
     await fc.assert(
       fc.asyncProperty(bodies, async (answers: Record<string, any>) => {
         // The rows fall on the days of the range (the report counts only those); /users has one page.

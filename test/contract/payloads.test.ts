@@ -40,9 +40,12 @@ describe("payloads as they occur in the field are valid against the spec", () =>
     expect(activityGroupedWithUnlistedClient.data.map((row) => row.group_key)).toContain(UNLISTED_CLIENT);
   });
 
-  it.each(realWorldPayloads.map((payload) => [payload.id, payload.types.join(" | "), payload] as const))("%s is a valid %s", (_, __, payload) => {
-    for (const type of payload.types) expect(validateSchema(type, payload.body), type).toEqual({ valid: true, errors: [] });
-  });
+  it.each(realWorldPayloads.map((payload) => [payload.id, payload.types.join(" | "), payload] as const))(
+    "%s is a valid %s",
+    (_, __, payload) => {
+      for (const type of payload.types) expect(validateSchema(type, payload.body), type).toEqual({ valid: true, errors: [] });
+    },
+  );
 
   it("HooksSettings and HookCommand accept a command without timeout, and an entry with a matcher", () => {
     expect(validateSchema("HookCommand", { type: "command", command: "say done" }).valid).toBe(true);

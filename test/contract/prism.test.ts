@@ -19,10 +19,14 @@ describe("every operation returns its documented success response with the spec'
   for (const op of specOperations) {
     for (const optional of [false, true]) {
       it(`${op.operationId} (${optional ? "every optional parameter" : "required parameters only"})`, async () => {
-        const { data, error, response } = await client.request(op.method.toLowerCase() as "get", op.path as any, {
-          params: exampleParams(op, { optional }),
-          body: op.requestExample as never,
-        } as never);
+        const { data, error, response } = await client.request(
+          op.method.toLowerCase() as "get",
+          op.path as any,
+          {
+            params: exampleParams(op, { optional }),
+            body: op.requestExample as never,
+          } as never,
+        );
         expect(error).toBeUndefined();
         expect(response.status).toBe(op.successStatus);
         expect(response.headers.get("sl-violations")).toBeNull();

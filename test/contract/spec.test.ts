@@ -30,9 +30,7 @@ describe("generated/ is fresh", () => {
     expect(readdirSync(fresh).sort()).toEqual(committed);
     for (const file of committed) {
       const expected = readFileSync(join(fresh, file), "utf8");
-      expect(readFileSync(join(root, "generated", file), "utf8"), `generated/${file} is stale: run npm run generate`).toBe(
-        expected,
-      );
+      expect(readFileSync(join(root, "generated", file), "utf8"), `generated/${file} is stale: run npm run generate`).toBe(expected);
     }
   }, 60_000);
 });
@@ -60,7 +58,9 @@ describe("document-level facts", () => {
     for (const [path, item] of Object.entries<any>(spec.paths)) {
       const servers = deref(item).servers;
       if (path === "/api/organization/maturity-level-reports") {
-        expect(servers).toEqual([expect.objectContaining({ url: expect.stringMatching(/^https:\/\/app\.[a-z.]+$/), "x-host-name": "app_url" })]);
+        expect(servers).toEqual([
+          expect.objectContaining({ url: expect.stringMatching(/^https:\/\/app\.[a-z.]+$/), "x-host-name": "app_url" }),
+        ]);
       } else expect(servers).toBeUndefined();
     }
   });
@@ -89,7 +89,8 @@ describe("document-level facts", () => {
         const media = response.content?.["application/json"];
         if (media) expect(Object.keys(media.examples ?? {}).length, `${op.operationId} ${code}`).toBeGreaterThan(0);
         expect(response.headers?.["X-Request-Id"], `${op.operationId} ${code}`).toBeDefined();
-        if (code === "429") expect(Object.keys(response.headers).sort(), op.operationId).toEqual(["Retry-After", "X-Request-Id", "retry-after-ms"]);
+        if (code === "429")
+          expect(Object.keys(response.headers).sort(), op.operationId).toEqual(["Retry-After", "X-Request-Id", "retry-after-ms"]);
       }
     }
   });
@@ -152,7 +153,8 @@ describe("names and words for every generator", () => {
       for (const [key, value] of Object.entries(node)) if (key !== "examples") visit(value, `${at}/${key}`, false);
     };
     for (const [name, schema] of Object.entries(spec.components.schemas)) visit(schema, name, true);
-    for (const op of specOperations) for (const p of op.parameters ?? []) visit(deref(p).schema, `${op.operationId} ${deref(p).name}`, false);
+    for (const op of specOperations)
+      for (const p of op.parameters ?? []) visit(deref(p).schema, `${op.operationId} ${deref(p).name}`, false);
     expect(unnamed).toEqual([]);
   });
 
@@ -228,11 +230,10 @@ describe("one bundle per host", () => {
 
   it("carry only the components their paths use, so each is lint-clean on its own", async () => {
     for (const { stem } of bundles) {
-      const { stdout } = await run(
-        join(root, "node_modules/.bin/redocly"),
-        ["lint", `generated/openapi.${stem}.json`, "--format=json"],
-        { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: "off" } },
-      );
+      const { stdout } = await run(join(root, "node_modules/.bin/redocly"), ["lint", `generated/openapi.${stem}.json`, "--format=json"], {
+        cwd: root,
+        env: { ...process.env, REDOCLY_TELEMETRY: "off" },
+      });
       const report = JSON.parse(stdout.slice(stdout.indexOf("{")));
       expect(report.problems, stem).toEqual([]);
     }

@@ -44,7 +44,12 @@ describe("setUserLimits against Prism", () => {
     expect(puts.map((put) => put.size).sort((a, b) => b - a)).toEqual([CHUNK, CHUNK, 250 - 2 * CHUNK]);
     expect(puts.every((put) => put.status === operations.setUserLimits.successStatus && put.violations === null)).toBe(true);
     // Prism answers every chunk with the spec's first example.
-    expect(result).toEqual({ updated: [...allApplied.updated, ...allApplied.updated, ...allApplied.updated], errors: [], superseded: [], throttled: 0 });
+    expect(result).toEqual({
+      updated: [...allApplied.updated, ...allApplied.updated, ...allApplied.updated],
+      errors: [],
+      superseded: [],
+      throttled: 0,
+    });
     expect(progress.map((p) => p.chunk).sort()).toEqual([0, 1, 2]);
     expect(progress.every((p) => p.chunks === 3 && p.total === 250 && p.updated.length === allApplied.updated.length)).toBe(true);
     expect(progress.at(-1)!.done).toBe(250);

@@ -95,7 +95,10 @@ describe("README.md's captures of npm start", () => {
         .map((segment) => segment.replace(/^\n+|\n+$/g, "").split("\n"));
       for (const segment of segments) {
         const at = printed.findIndex((_, i) => i >= from && segment.every((line, j) => printed[i + j] === line));
-        expect(at, `README.md:${block.line}: these lines, in this order, after line ${from} of npm start's output:\n${segment.join("\n")}\n--- npm start printed:\n${printed.join("\n")}`).toBeGreaterThanOrEqual(0);
+        expect(
+          at,
+          `README.md:${block.line}: these lines, in this order, after line ${from} of npm start's output:\n${segment.join("\n")}\n--- npm start printed:\n${printed.join("\n")}`,
+        ).toBeGreaterThanOrEqual(0);
         from = at + segment.length;
       }
     }

@@ -19,13 +19,20 @@ interface CodeSample {
   label?: string;
   source: string;
 }
-const operations: { operationId: string; samples: CodeSample[]; generated: string }[] = operationsOf(spec).map(([path, method, operation]) => ({
-  operationId: operation.operationId,
-  samples: referenceSamples(spec, path, method, operation),
-  generated: typeScriptSample(spec, path, method),
-}));
+const operations: { operationId: string; samples: CodeSample[]; generated: string }[] = operationsOf(spec).map(
+  ([path, method, operation]) => ({
+    operationId: operation.operationId,
+    samples: referenceSamples(spec, path, method, operation),
+    generated: typeScriptSample(spec, path, method),
+  }),
+);
 const operationIds = new Set(operations.map(({ operationId }) => operationId));
-const operationSdk = new Map(operationsOf(spec).map(([, , operation]) => [operation.operationId as string, operation["x-sdk"] as { resource: string; method: string; custom?: boolean }]));
+const operationSdk = new Map(
+  operationsOf(spec).map(([, , operation]) => [
+    operation.operationId as string,
+    operation["x-sdk"] as { resource: string; method: string; custom?: boolean },
+  ]),
+);
 const typeScriptSamples = (samples: CodeSample[]) => samples.filter((s) => s.lang === "TypeScript");
 
 /** Every fenced TypeScript block in a description of the spec, by where it is. */
@@ -68,7 +75,12 @@ function operationsSentBy(file: ts.SourceFile): Set<string> {
   // The SDK methods the sample calls, and the functions those delegate to (a bulk job lives in its own file).
   const visit = (node: ts.Node, depth: number) => {
     // `client.request("getComputer", …)`: any operation by its id.
-    if (depth === 0 && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "request") {
+    if (
+      depth === 0 &&
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === "request"
+    ) {
       const [id] = node.arguments;
       if (id && ts.isStringLiteral(id) && operationIds.has(id.text)) sent.add(id.text);
     }

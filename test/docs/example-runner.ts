@@ -15,7 +15,11 @@ export type ExampleLanguage = "typescript" | "shell";
 export interface ExampleWorld {
   readonly emulator: Emulator;
   /** Runs one example to its end (at most `timeoutSeconds`, default 120: then exit code 124). */
-  run(language: ExampleLanguage, code: string, options?: { env?: Record<string, string>; timeoutSeconds?: number; stdin?: string }): Promise<Run>;
+  run(
+    language: ExampleLanguage,
+    code: string,
+    options?: { env?: Record<string, string>; timeoutSeconds?: number; stdin?: string },
+  ): Promise<Run>;
   /**
    * Runs a shell command line as typed at a prompt, with stdin, stdout and stderr on a pseudo-terminal `columns`
    * wide (test/cli/terminal.py): what a terminal capture shows. Its output has the terminal's \r\n line ends.
@@ -48,7 +52,12 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
         target: "ES2022",
         module: "NodeNext",
         moduleResolution: "NodeNext",
-        paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts"), "orgagent/mcp": entry("mcp/index.ts") },
+        paths: {
+          orgagent: entry("index.ts"),
+          "orgagent/emulator": entry("emulator/index.ts"),
+          "orgagent/report": entry("report/index.ts"),
+          "orgagent/mcp": entry("mcp/index.ts"),
+        },
       },
     }),
   );
@@ -74,7 +83,13 @@ export async function startExampleWorld(): Promise<ExampleWorld> {
     runOnTerminal(command, columns) {
       const cwd = mkdtempSync(join(dir, "capture-"));
       const terminal = join(root, "test", "cli", "terminal.py");
-      return runProcess("timeout", ["--kill-after=5", "120", "python3", terminal, String(columns), "--", "bash", "-c", command], { ...env, HOME: cwd }, undefined, cwd);
+      return runProcess(
+        "timeout",
+        ["--kill-after=5", "120", "python3", terminal, String(columns), "--", "bash", "-c", command],
+        { ...env, HOME: cwd },
+        undefined,
+        cwd,
+      );
     },
     async close() {
       await emulator.close();
@@ -106,7 +121,13 @@ export function runExample(
   options: { cwd: string; env: NodeJS.ProcessEnv; home?: string; timeoutSeconds?: number | undefined; stdin?: string | undefined },
 ): Promise<Run> {
   const timeout = String(options.timeoutSeconds ?? 120);
-  return runProcess("timeout", ["--kill-after=5", timeout, ...program], { ...options.env, HOME: options.home ?? options.cwd }, options.stdin, options.cwd);
+  return runProcess(
+    "timeout",
+    ["--kill-after=5", timeout, ...program],
+    { ...options.env, HOME: options.home ?? options.cwd },
+    options.stdin,
+    options.cwd,
+  );
 }
 
 /** A run's outcome for a failure message: its exit code and both streams. */

@@ -59,9 +59,7 @@ describe("the examples of README.md and docs/", () => {
     }
     test(`${name} runs and exits 0`, async () => {
       expect(example.error, example.where).toBeUndefined();
-      const code = example.code
-        .replaceAll(NPM_START.api, world.emulator.baseUrl)
-        .replaceAll(NPM_START.app, world.emulator.appUrl);
+      const code = example.code.replaceAll(NPM_START.api, world.emulator.baseUrl).replaceAll(NPM_START.app, world.emulator.appUrl);
       const run = await world.run(example.language, code, example.stdin === undefined ? {} : { stdin: example.stdin });
       expect(run.code, `${example.where}: ${describeRun(run)}`).toBe(0);
     });

@@ -49,7 +49,9 @@ function slug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // links and images: their text
     .replace(/<[^>]+>/g, "") // inline HTML
     .replace(/`/g, "")
-    .replace(/(\*+|\b_+|_+\b)/g, (match, _m, offset, whole) => (/\w/.test(whole[offset - 1] ?? "") && /\w/.test(whole[offset + match.length] ?? "") ? match : ""))
+    .replace(/(\*+|\b_+|_+\b)/g, (match, _m, offset, whole) =>
+      /\w/.test(whole[offset - 1] ?? "") && /\w/.test(whole[offset + match.length] ?? "") ? match : "",
+    )
     .trim()
     .toLowerCase();
   return text.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
@@ -125,13 +127,19 @@ describe("links and anchors of the documentation", () => {
     expect(slug("The data alone: `buildAnalyticsReport`")).toBe("the-data-alone-buildanalyticsreport");
     expect(slug("**Bold** and [a link](x.md)")).toBe("bold-and-a-link");
     expect(slug("snake_case_name")).toBe("snake_case_name");
-    expect([...anchorsOf("# A\n## B\n## B\n```\n## C\n```\n<a id=\"d\"></a>\n## `e.f`\n")]).toEqual(["a", "b", "b-1", "d", "ef"]);
-    expect(linksOf("[a](x.md) `[b](y.md)` [c](#z \"title\")\n```\n[d](w.md)\n```\n[e]: ../f.md\n").map((l) => l.target)).toEqual(["x.md", "#z", "../f.md"]);
+    expect([...anchorsOf('# A\n## B\n## B\n```\n## C\n```\n<a id="d"></a>\n## `e.f`\n')]).toEqual(["a", "b", "b-1", "d", "ef"]);
+    expect(linksOf('[a](x.md) `[b](y.md)` [c](#z "title")\n```\n[d](w.md)\n```\n[e]: ../f.md\n').map((l) => l.target)).toEqual([
+      "x.md",
+      "#z",
+      "../f.md",
+    ]);
   });
 
   test("there is something to check", () => {
     expect(documents.length).toBeGreaterThan(5);
-    expect(documents.flatMap((file) => linksOf(readFileSync(join(root, file), "utf8"))).filter((l) => l.target.includes("#")).length).toBeGreaterThan(20);
+    expect(
+      documents.flatMap((file) => linksOf(readFileSync(join(root, file), "utf8"))).filter((l) => l.target.includes("#")).length,
+    ).toBeGreaterThan(20);
   });
 
   test.each(documents)("%s: every relative link and #anchor exists", (file) => {
@@ -142,9 +150,11 @@ describe("links and anchors of the documentation", () => {
 describe("links of the Markdown files the package ships", () => {
   // What `npm pack` puts in the tarball (dist/ aside, which needs a build and holds no Markdown).
   const packed = new Set(
-    (JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" })) as [{ files: { path: string }[] }])[0].files.map(
-      (entry) => entry.path,
-    ),
+    (
+      JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" })) as [
+        { files: { path: string }[] },
+      ]
+    )[0].files.map((entry) => entry.path),
   );
   const shipped = [...packed].filter((path) => path.endsWith(".md")).sort();
 
@@ -155,7 +165,10 @@ describe("links of the Markdown files the package ships", () => {
   test.each(shipped)("%s: every relative link leads to a file of the package", (file) => {
     const outside = linksOf(readFileSync(join(root, file), "utf8"))
       .filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#"))
-      .map(({ line, target }) => ({ line, path: relative(root, join(dirname(join(root, file)), decodeURIComponent(target.split("#")[0]!))) }))
+      .map(({ line, target }) => ({
+        line,
+        path: relative(root, join(dirname(join(root, file)), decodeURIComponent(target.split("#")[0]!))),
+      }))
       .filter(({ path }) => !packed.has(path))
       .map(({ line, path }) => `${file}:${line}: ${path} is not in the package; link it by its address, ${home}${path}`);
     expect(outside).toEqual([]);

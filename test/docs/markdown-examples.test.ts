@@ -62,9 +62,23 @@ describe("examplesOf", () => {
   });
 
   test("a stdin marker gives the block its standard input, one line", () => {
-    const markdown = ['<!-- example: stdin {"hook_event_name":"Stop","session_id":"s"} -->', `${fence}ts`, "1;", fence, "<!-- example: stdin -->", `${fence}sh`, "cat", fence].join("\n");
+    const markdown = [
+      '<!-- example: stdin {"hook_event_name":"Stop","session_id":"s"} -->',
+      `${fence}ts`,
+      "1;",
+      fence,
+      "<!-- example: stdin -->",
+      `${fence}sh`,
+      "cat",
+      fence,
+    ].join("\n");
     const [withInput, empty] = examplesOf("doc.md", markdown);
-    expect(withInput).toEqual({ where: "doc.md:2", language: "typescript", code: "1;\n", stdin: '{"hook_event_name":"Stop","session_id":"s"}\n' });
+    expect(withInput).toEqual({
+      where: "doc.md:2",
+      language: "typescript",
+      code: "1;\n",
+      stdin: '{"hook_event_name":"Stop","session_id":"s"}\n',
+    });
     expect(empty!.error).toMatch(/^line 5: the marker must read/);
   });
 

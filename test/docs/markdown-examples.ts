@@ -21,7 +21,13 @@ export interface MarkdownExample {
   error?: string;
 }
 
-const LANGUAGES: Record<string, ExampleLanguage> = { ts: "typescript", typescript: "typescript", sh: "shell", bash: "shell", shell: "shell" };
+const LANGUAGES: Record<string, ExampleLanguage> = {
+  ts: "typescript",
+  typescript: "typescript",
+  sh: "shell",
+  bash: "shell",
+  shell: "shell",
+};
 const MARKER = /^<!--\s*example:\s*(.*?)\s*-->$/;
 const SKIP = /^skip\s*\((.+)\)$/;
 const STDIN = /^stdin\s+(\S.*)$/;
@@ -52,7 +58,8 @@ export function examplesOf(file: string, markdown: string): MarkdownExample[] {
         const stdin = STDIN.exec(marker.text);
         if (skip) example.skip = skip[1]!.trim();
         else if (stdin) example.stdin = `${stdin[1]!}\n`;
-        else example.error = `line ${marker.line}: the marker must read <!-- example: skip (the reason) --> or <!-- example: stdin TEXT -->, not "${marker.text}"`;
+        else
+          example.error = `line ${marker.line}: the marker must read <!-- example: skip (the reason) --> or <!-- example: stdin TEXT -->, not "${marker.text}"`;
       }
       const capture = code.split("\n").findIndex((text) => text.startsWith("$ "));
       if (language === "shell" && capture !== -1 && !example.skip) {
@@ -61,7 +68,12 @@ export function examplesOf(file: string, markdown: string): MarkdownExample[] {
       if (end === -1) example.error = "the fence is never closed";
       examples.push(example);
     } else if (marker) {
-      examples.push({ where, language: "shell", code, error: `line ${marker.line}: an example marker before a ${info || "plain"} fence, which is never run` });
+      examples.push({
+        where,
+        language: "shell",
+        code,
+        error: `line ${marker.line}: an example marker before a ${info || "plain"} fence, which is never run`,
+      });
     }
     marker = undefined;
     i = close;

@@ -39,7 +39,11 @@ test("docs/cli.md's table of commands names every command of the CLI", () => {
   walk(program, []);
   expect(leaves.length).toBeGreaterThan(10);
   for (const [group, ...rest] of leaves) {
-    const words = (row: string) => row.split(/(?<!\\)\|/)[1]!.split(/[\s`/\\|\[\]]+/).filter(Boolean);
+    const words = (row: string) =>
+      row
+        .split(/(?<!\\)\|/)[1]!
+        .split(/[\s`/\\|[\]]+/)
+        .filter(Boolean);
     const documented = rows.some((row) => words(row)[1] === group && rest.every((name) => words(row).includes(name)));
     expect(documented, `orgagent ${[group, ...rest].join(" ")}`).toBe(true);
   }

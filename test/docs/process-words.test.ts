@@ -41,7 +41,12 @@ const markdownUnder = (dir: string): string[] =>
         entry.isDirectory() ? markdownUnder(join(dir, entry.name)) : entry.name.endsWith(".md") ? [join(dir, entry.name)] : [],
       )
     : [];
-const documents = [join(root, "CONTRIBUTING.md"), join(root, "CHANGELOG.md"), ...markdownUnder(join(root, "docs")), ...markdownUnder(join(root, "openapi"))]
+const documents = [
+  join(root, "CONTRIBUTING.md"),
+  join(root, "CHANGELOG.md"),
+  ...markdownUnder(join(root, "docs")),
+  ...markdownUnder(join(root, "openapi")),
+]
   .filter((file) => existsSync(file))
   .map((file) => relative(root, file));
 

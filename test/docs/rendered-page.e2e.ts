@@ -30,10 +30,7 @@ const operations = operationsOf(spec).map(([path, method, operation]) => ({
   method,
   operationId: operation.operationId as string,
   summary: operation.summary as string,
-  samples: [
-    ...(operation["x-codeSamples"] as CodeSample[]),
-    { lang: "Shell", label: CURL_LABEL, source: curlSample(spec, path, method) },
-  ],
+  samples: [...(operation["x-codeSamples"] as CodeSample[]), { lang: "Shell", label: CURL_LABEL, source: curlSample(spec, path, method) }],
 }));
 /** The guide sections: the headings of the spec's introduction. */
 const guideSections = [...(spec.info.description as string).matchAll(/^## (.+)$/gm)].map(([, title]) => title!);
@@ -64,7 +61,10 @@ async function screenshot(name: string, element?: Locator) {
 /** Moves to a route as a reader does: opens its group in the sidebar if needed, then clicks its link. */
 async function open(route: string) {
   const link = sidebarMenu().locator(`a[href="${route}"]`);
-  if (!(await link.isVisible())) await sidebarMenu().locator(`a[href="/${route.replace(/^#\//, "").split("/")[0]}"]`).click();
+  if (!(await link.isVisible()))
+    await sidebarMenu()
+      .locator(`a[href="/${route.replace(/^#\//, "").split("/")[0]}"]`)
+      .click();
   await link.click();
   return sectionOf(route);
 }
@@ -86,7 +86,10 @@ beforeAll(async () => {
         .last();
       await group.click();
       // The group's links appear after the click, not with it: wait for the first one (`/hooks` → `#/hooks/…`).
-      await sidebarMenu().locator(`a[href^="#${await group.getAttribute("href")}/"]`).first().waitFor();
+      await sidebarMenu()
+        .locator(`a[href^="#${await group.getAttribute("href")}/"]`)
+        .first()
+        .waitFor();
     }
     const links = await sidebarMenu()
       .locator("a")
@@ -94,7 +97,10 @@ beforeAll(async () => {
         anchors.map((a) => {
           const tag = a.querySelector<HTMLElement>('[data-component-name="Tags/HttpTag"]');
           const badge = tag?.innerText.trim().toUpperCase() ?? "";
-          const text = (a as HTMLElement).innerText.replace(tag?.innerText ?? "", "").replace(/\s+/g, " ").trim();
+          const text = (a as HTMLElement).innerText
+            .replace(tag?.innerText ?? "", "")
+            .replace(/\s+/g, " ")
+            .trim();
           return { route: a.getAttribute("href")!, text, badge };
         }),
       );

@@ -22,8 +22,12 @@ function minutes(text: string): [number, number] {
 
 describe("figures stated twice agree", () => {
   test("npm test's duration: README.md's set-up commands and CONTRIBUTING.md's table", () => {
-    const readme = read("README.md").split("\n").find((line) => line.startsWith("npm test "));
-    const contributing = read("CONTRIBUTING.md").split("\n").find((line) => line.startsWith("| `npm test` |"));
+    const readme = read("README.md")
+      .split("\n")
+      .find((line) => line.startsWith("npm test "));
+    const contributing = read("CONTRIBUTING.md")
+      .split("\n")
+      .find((line) => line.startsWith("| `npm test` |"));
     expect(readme).toBeDefined();
     expect(contributing).toBeDefined();
     expect(minutes(readme!)).toEqual(minutes(contributing!.split("|").at(-2)!));

@@ -20,7 +20,12 @@ export function compileVirtual(files: ReadonlyMap<string, string>): VirtualProgr
     ...options,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    paths: { orgagent: entry("index.ts"), "orgagent/emulator": entry("emulator/index.ts"), "orgagent/report": entry("report/index.ts"), "orgagent/mcp": entry("mcp/index.ts") },
+    paths: {
+      orgagent: entry("index.ts"),
+      "orgagent/emulator": entry("emulator/index.ts"),
+      "orgagent/report": entry("report/index.ts"),
+      "orgagent/mcp": entry("mcp/index.ts"),
+    },
     types: ["node"],
     noEmit: true,
   };

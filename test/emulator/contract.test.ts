@@ -60,8 +60,7 @@ async function all<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 const calls: Partial<Record<OperationId, () => Promise<unknown>>> = {
   getAnalyticsTokens: () => Promise.all([sdk.analytics.tokens(range), sdk.analytics.tokens({ ...range, group_by: "model" })]),
   getAnalyticsTools: () => Promise.all([sdk.analytics.tools(range), sdk.analytics.tools({ ...range, group_by: "tool_name" })]),
-  getAnalyticsActivity: () =>
-    Promise.all([sdk.analytics.activity(range), sdk.analytics.activity({ ...range, group_by: "client" })]),
+  getAnalyticsActivity: () => Promise.all([sdk.analytics.activity(range), sdk.analytics.activity({ ...range, group_by: "client" })]),
   getAnalyticsProductivity: () => sdk.analytics.productivity(range),
   // Every page, so the middle pages (has_more, next_cursor) and the last (next_cursor null) are all checked.
   listAnalyticsUsers: async () => {
@@ -134,7 +133,9 @@ describe("every operation through prism proxy --errors", () => {
     // No case above: the operation must be one the emulator answers from the spec's example (else it needs a case).
     const input = exampleInput(id, { optional: true });
     const { response } = await (callByMethod(sdk, id, input) ?? callByRequest(sdk, id, input)).withResponse();
-    expect(response.headers.get(EXAMPLE_ANSWER.header), `${id} has emulated behaviour: give it a case in \`calls\``).toBe(EXAMPLE_ANSWER.value);
+    expect(response.headers.get(EXAMPLE_ANSWER.header), `${id} has emulated behaviour: give it a case in \`calls\``).toBe(
+      EXAMPLE_ANSWER.value,
+    );
   });
 });
 
@@ -149,9 +150,9 @@ describe("error responses through prism proxy --errors", () => {
     const member = client(emulator.keys.member);
     await expect(member.analytics.tokens(range)).rejects.toBeInstanceOf(PermissionDeniedError);
     await expect(member.enterpriseControls.history()).rejects.toBeInstanceOf(PermissionDeniedError);
-    await expect(
-      member.usageLimits.setUserLimits([{ email: emulator.org.users[0]!.email, limit: 1 }]),
-    ).rejects.toBeInstanceOf(PermissionDeniedError);
+    await expect(member.usageLimits.setUserLimits([{ email: emulator.org.users[0]!.email, limit: 1 }])).rejects.toBeInstanceOf(
+      PermissionDeniedError,
+    );
   });
 
   test("400 with the analytics error body for today's date", async () => {

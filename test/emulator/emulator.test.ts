@@ -89,7 +89,15 @@ describe("startup and hosts", () => {
 describe("analytics figures agree with each other", () => {
   test("credits: totals are the sums of by_model and of by_user; grouped rows are by_model", async () => {
     const [daily, grouped] = await Promise.all([sdk.analytics.tokens(week), sdk.analytics.tokens({ ...week, group_by: "model" })]);
-    expect(daily.data.map((row) => row.date)).toEqual(["2026-06-08", "2026-06-09", "2026-06-10", "2026-06-11", "2026-06-12", "2026-06-13", "2026-06-14"]);
+    expect(daily.data.map((row) => row.date)).toEqual([
+      "2026-06-08",
+      "2026-06-09",
+      "2026-06-10",
+      "2026-06-11",
+      "2026-06-12",
+      "2026-06-13",
+      "2026-06-14",
+    ]);
     for (const row of daily.data) {
       expect(total(row.by_model, (m) => m.billable_tokens)).toBe(row.billable_tokens);
       expect(total(row.by_model, (m) => m.input_tokens)).toBe(row.input_tokens);
@@ -97,8 +105,20 @@ describe("analytics figures agree with each other", () => {
       expect(total(row.by_user, (u) => u.billable_tokens)).toBe(row.billable_tokens);
       for (const user of row.by_user) expect(total(user.by_model, (m) => m.billable_tokens)).toBe(user.billable_tokens);
       const groups = grouped.data.filter((g) => g.date === row.date);
-      expect(groups.map(({ group_key, billable_tokens, input_tokens, output_tokens }) => ({ model_id: group_key, billable_tokens, input_tokens, output_tokens }))).toEqual(
-        row.by_model.map(({ model_id, billable_tokens, input_tokens, output_tokens }) => ({ model_id, billable_tokens, input_tokens, output_tokens })),
+      expect(
+        groups.map(({ group_key, billable_tokens, input_tokens, output_tokens }) => ({
+          model_id: group_key,
+          billable_tokens,
+          input_tokens,
+          output_tokens,
+        })),
+      ).toEqual(
+        row.by_model.map(({ model_id, billable_tokens, input_tokens, output_tokens }) => ({
+          model_id,
+          billable_tokens,
+          input_tokens,
+          output_tokens,
+        })),
       );
     }
   });
@@ -193,7 +213,12 @@ describe("/users pagination", () => {
   test("the default page size is the spec's, and the pages end", async () => {
     const first = await sdk.analytics.users(month);
     expect(first.data).toHaveLength(operations.listAnalyticsUsers.params.limit.schema.default);
-    expect(first.meta).toMatchObject({ has_more: true, next_cursor: expect.any(String), start_date: month.startDate, end_date: month.endDate });
+    expect(first.meta).toMatchObject({
+      has_more: true,
+      next_cursor: expect.any(String),
+      start_date: month.startDate,
+      end_date: month.endDate,
+    });
     const pages = await all(sdk.analytics.users({ ...month, limit: 100 }).pages());
     const last = pages.at(-1)!;
     expect(last.meta.has_more).toBe(false);
@@ -238,9 +263,13 @@ describe("/users pagination", () => {
     // Days before the first data day are days: accepted, with no rows for them.
     const early = await raw(`${path}?startDate=2025-12-20&endDate=${dayBeforeFirst}`);
     expect([early.status, early.body.data]).toEqual([200, []]);
-    const straddling = await raw(`${emulator.baseUrl}${operations.getAnalyticsActivity.path}?startDate=${dayBeforeFirst}&endDate=2026-01-15`);
+    const straddling = await raw(
+      `${emulator.baseUrl}${operations.getAnalyticsActivity.path}?startDate=${dayBeforeFirst}&endDate=2026-01-15`,
+    );
     expect((straddling.body.data as Array<{ date: string }>).map((row) => row.date)).toEqual(["2026-01-14", "2026-01-15"]);
-    const unknownGroup = await raw(`${emulator.baseUrl}${operations.getAnalyticsTokens.path}?startDate=2026-06-01&endDate=2026-06-02&group_by=user`);
+    const unknownGroup = await raw(
+      `${emulator.baseUrl}${operations.getAnalyticsTokens.path}?startDate=2026-06-01&endDate=2026-06-02&group_by=user`,
+    );
     expect(unknownGroup.status).toBe(400);
   });
 });
@@ -325,8 +354,8 @@ describe("page sizes and page ends, as docs/emulator.md states them", () => {
   const documented = readFileSync(new URL("../../docs/emulator.md", import.meta.url), "utf8");
 
   test("without a limit, readiness and history pages hold the documented default", async () => {
-    const readinessDefault = Number(/\*\*Readiness reports\*\*[^]*?default page size (\d+)/.exec(documented)![1]);
-    const historyDefault = Number(/\*\*Enterprise-controls history\*\*[^]*?default (\d+)/.exec(documented)![1]);
+    const readinessDefault = Number(/\*\*Readiness reports\*\*[\s\S]*?default page size (\d+)/.exec(documented)![1]);
+    const historyDefault = Number(/\*\*Enterprise-controls history\*\*[\s\S]*?default (\d+)/.exec(documented)![1]);
     expect([readinessDefault, historyDefault]).toEqual([20, 20]);
     expect((await sdk.readiness.list()).reports).toHaveLength(readinessDefault);
     expect((await sdk.enterpriseControls.history()).changes).toHaveLength(historyDefault);
@@ -397,7 +426,12 @@ describe("usage limits", () => {
     const response = await fetch(`${emulator.baseUrl}${operations.setUserLimits.path}`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${emulator.keys.owner}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ users: [{ email: a!.email, limit: 5 }, { email: b!.email, limit: -5 }] }),
+      body: JSON.stringify({
+        users: [
+          { email: a!.email, limit: 5 },
+          { email: b!.email, limit: -5 },
+        ],
+      }),
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/body\.users\[1\]\.limit: -5 is not allowed/);

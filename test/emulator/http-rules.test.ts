@@ -52,7 +52,10 @@ describe("a body announced larger than the limit", () => {
     );
     expect(text).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
     expect(text).toMatch(/\r\nconnection: close\r\n/i);
-    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ status: 413, detail: "The request body is larger than 16777216 bytes." });
+    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      status: 413,
+      detail: "The request body is larger than 16777216 bytes.",
+    });
     // Answered and closed without waiting for the 100 MB (nor for a server timeout, which would take minutes).
     expect(closed).toBe(true);
     expect(ms).toBeLessThan(10_000);
@@ -61,12 +64,16 @@ describe("a body announced larger than the limit", () => {
 
 describe("Authorization", () => {
   test.each(["Bearer", "bearer", "BEARER", "bEaReR"])("the scheme %s is Bearer (RFC 9110: case-insensitive)", async (scheme) => {
-    const response = await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`, { headers: { authorization: `${scheme} ${emulator.keys.owner}` } });
+    const response = await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`, {
+      headers: { authorization: `${scheme} ${emulator.keys.owner}` },
+    });
     expect(response.status).toBe(200);
   });
 
   test.each(["Basic", "Token"])("another scheme (%s) is 401", async (scheme) => {
-    const response = await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`, { headers: { authorization: `${scheme} ${emulator.keys.owner}` } });
+    const response = await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`, {
+      headers: { authorization: `${scheme} ${emulator.keys.owner}` },
+    });
     expect(response.status).toBe(401);
   });
 });
@@ -74,9 +81,16 @@ describe("Authorization", () => {
 describe("HEAD", () => {
   test("on a GET path: GET's status and headers, no body (RFC 9110, 9.3.2)", async () => {
     const path = `/api/v0/computers/${computer("build-box-eu-1")}`;
-    const [get, head] = await Promise.all([fetch(`${emulator.baseUrl}${path}`, { headers: auth }), fetch(`${emulator.baseUrl}${path}`, { method: "HEAD", headers: auth })]);
+    const [get, head] = await Promise.all([
+      fetch(`${emulator.baseUrl}${path}`, { headers: auth }),
+      fetch(`${emulator.baseUrl}${path}`, { method: "HEAD", headers: auth }),
+    ]);
     const body = await get.text();
-    expect([head.status, head.headers.get("content-type"), head.headers.get("content-length")]).toEqual([200, "application/json", String(Buffer.byteLength(body))]);
+    expect([head.status, head.headers.get("content-type"), head.headers.get("content-length")]).toEqual([
+      200,
+      "application/json",
+      String(Buffer.byteLength(body)),
+    ]);
     expect(await head.text()).toBe("");
   });
 
@@ -100,14 +114,20 @@ describe("HEAD", () => {
 });
 
 test("a client that hangs up mid-upload: one short line in the log, no stack trace, and the emulator serves on", async () => {
-  await raw(`POST /api/v0/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${emulator.keys.owner}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"computerId":`, { hangUpAfterWrite: true });
+  await raw(
+    `POST /api/v0/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${emulator.keys.owner}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"computerId":`,
+    { hangUpAfterWrite: true },
+  );
   await vi.waitFor(() => expect(printed).toHaveLength(1));
-  expect(printed).toEqual(['[orgagent emulator] POST "/api/v0/sessions": the client closed the connection before sending its whole request.']);
+  expect(printed).toEqual([
+    '[orgagent emulator] POST "/api/v0/sessions": the client closed the connection before sending its whole request.',
+  ]);
   expect((await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`, { headers: auth })).status).toBe(200);
 });
 
 describe("the small choices, made once", () => {
-  const users = (query: string) => fetch(`${emulator.baseUrl}/api/v1/analytics/users?startDate=2026-12-01&endDate=2026-12-01&${query}`, { headers: auth });
+  const users = (query: string) =>
+    fetch(`${emulator.baseUrl}/api/v1/analytics/users?startDate=2026-12-01&endDate=2026-12-01&${query}`, { headers: auth });
 
   test("a trailing slash is another path, as in the spec: 404, naming the path that is served", async () => {
     const response = await fetch(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1/`, { headers: auth });
@@ -136,7 +156,9 @@ describe("the small choices, made once", () => {
   test.each(["+5", "05", "%205", "0x10", "", "5.5", "five"])("limit=%s is 400: not an integer written as JSON", async (limit) => {
     const response = await users(`limit=${limit}`);
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/^query\.limit: .* is not allowed; expected an integer from 1 to 100$/);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(
+      /^query\.limit: .* is not allowed; expected an integer from 1 to 100$/,
+    );
   });
 
   test("a body sent to install-deps, which takes none, is 400 and the step is not retried; an empty body is none", async () => {
@@ -147,7 +169,9 @@ describe("the small choices, made once", () => {
     ]);
     expect([withBody.status, chunked.status]).toEqual([400, 400]);
     expect(((await withBody.json()) as { detail: string }).detail).toBe("This operation takes no request body.");
-    const after = (await (await fetch(`${emulator.baseUrl}/api/v0/computers/${computer("gpu-box-1")}`, { headers: auth })).json()) as { status: string };
+    const after = (await (await fetch(`${emulator.baseUrl}/api/v0/computers/${computer("gpu-box-1")}`, { headers: auth })).json()) as {
+      status: string;
+    };
     expect(after.status).toBe("error");
     const empty = await fetch(path("gpu-box-1"), { method: "POST", headers: { ...auth, "content-length": "0" } });
     expect(empty.status).toBe(202);

@@ -62,7 +62,9 @@ describe("latency", () => {
   it("bad options are refused at start", async () => {
     await expect(startEmulator({ latency: { ms: -1 } })).rejects.toThrow(/latency\.ms must be a number of milliseconds, 0 or more; got -1/);
     await expect(startEmulator({ latency: { ms: 1, jitter: Number.NaN } })).rejects.toThrow(/latency\.jitter/);
-    await expect(startEmulator({ rateLimit: { requestsPerSecond: 0 } })).rejects.toThrow(/rateLimit\.requestsPerSecond must be a number greater than 0/);
+    await expect(startEmulator({ rateLimit: { requestsPerSecond: 0 } })).rejects.toThrow(
+      /rateLimit\.requestsPerSecond must be a number greater than 0/,
+    );
     await expect(startEmulator({ rateLimit: { requestsPerSecond: 5, burst: 0.5 } })).rejects.toThrow(/rateLimit\.burst/);
   });
 });
@@ -110,7 +112,16 @@ describe("rate limit", () => {
     expect(rateLimiter(undefined)).toBeUndefined();
 
     const byDefault = rateLimiter({ requestsPerSecond: 20 }, () => 0)!;
-    expect(Array.from({ length: 8 }, () => byDefault("k").refused === undefined)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(Array.from({ length: 8 }, () => byDefault("k").refused === undefined)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("no-hint: a 429 that says nothing; overload: 503 with Retry-After", () => {
@@ -126,7 +137,12 @@ describe("rate limit", () => {
     let now = 1_700_000_000_250;
     const take = rateLimiter({ requestsPerSecond: 3, style: "window", windowSeconds: 2 }, () => now)!;
     const reset = "1700000002"; // the window […000, …002) ends there
-    expect([take("k"), take("k"), take("k"), take("k"), take("k"), take("k")].map((v) => [v.headers["X-RateLimit-Remaining"], v.refused?.status])).toEqual([
+    expect(
+      [take("k"), take("k"), take("k"), take("k"), take("k"), take("k")].map((v) => [
+        v.headers["X-RateLimit-Remaining"],
+        v.refused?.status,
+      ]),
+    ).toEqual([
       ["5", undefined],
       ["4", undefined],
       ["3", undefined],
@@ -186,11 +202,19 @@ describe("rate limit", () => {
     const refused = await get(overloaded);
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect(refused.body).toMatchObject({ title: "Service Unavailable", status: 503, detail: expect.stringMatching(/overloaded; retry in \d+ ms/) });
+    expect(refused.body).toMatchObject({
+      title: "Service Unavailable",
+      status: 503,
+      detail: expect.stringMatching(/overloaded; retry in \d+ ms/),
+    });
   });
 
   it("a bad style or window is refused at start", async () => {
-    await expect(startEmulator({ rateLimit: { requestsPerSecond: 5, style: "leaky" as "bucket" } })).rejects.toThrow(/rateLimit\.style must be bucket, window, sliding, no-hint, overload, ietf; got leaky/);
-    await expect(startEmulator({ rateLimit: { requestsPerSecond: 5, style: "window", windowSeconds: 0.5 } })).rejects.toThrow(/rateLimit\.windowSeconds/);
+    await expect(startEmulator({ rateLimit: { requestsPerSecond: 5, style: "leaky" as "bucket" } })).rejects.toThrow(
+      /rateLimit\.style must be bucket, window, sliding, no-hint, overload, ietf; got leaky/,
+    );
+    await expect(startEmulator({ rateLimit: { requestsPerSecond: 5, style: "window", windowSeconds: 0.5 } })).rejects.toThrow(
+      /rateLimit\.windowSeconds/,
+    );
   });
 });

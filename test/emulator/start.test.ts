@@ -19,11 +19,15 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
   const [bin, ...args] = startScript.split(/\s+/);
   // A network's latency from flags (`npm start -- --latency 5 --jitter 3`), a rate limit from the environment and its
   // style from a flag: the tour still runs through, its calls waiting out any 429.
-  const child = spawn(join(root, "node_modules", ".bin", bin!), [...args, "--latency", "5", "--jitter", "3", "--rate-limit-style", "bucket"], {
-    cwd: root,
-    env: { ...process.env, PORT: "0", RATE_LIMIT: "200", RATE_BURST: "50" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    join(root, "node_modules", ".bin", bin!),
+    [...args, "--latency", "5", "--jitter", "3", "--rate-limit-style", "bucket"],
+    {
+      cwd: root,
+      env: { ...process.env, PORT: "0", RATE_LIMIT: "200", RATE_BURST: "50" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let stdout = "";
   let stderr = "";
@@ -48,13 +52,19 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
     expect(appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(appUrl).not.toBe(baseUrl);
     expect(stdout).toContain("  latency:            5 ms + up to 3 ms of jitter on every answer\n");
-    expect(stdout).toContain("  rate limit:         200 requests per second per key (a token bucket, bursts of 50; then 429 with Retry-After)\n");
+    expect(stdout).toContain(
+      "  rate limit:         200 requests per second per key (a token bucket, bursts of 50; then 429 with Retry-After)\n",
+    );
     expect(stdout).toMatch(/1\. Credits by model, last week[\s\S]*claude-sonnet-4-5/);
     expect(stdout).toMatch(/2\. Top users by credits[\s\S]*@acme-robotics\.com/);
     expect(stdout).toMatch(/3\. A session:\n {3}created sess_\w+ on build-box-eu-1: pending/);
     // What the API shows of the work, then the reply through the emulator's shortcut, labelled as the emulator's.
-    expect(stdout).toMatch(/status: running\n {3}status: idle\n {3}idle: 2 messages, [\d,]+ tokens in, [\d,]+ out\. That is what the API tells: it lists no messages\.\n/);
-    expect(stdout).toMatch(/\n {3}The reply, read through the emulator's own shortcut, replyIdOf\(\) \(the real API has none\):\n {5}Done:/);
+    expect(stdout).toMatch(
+      /status: running\n {3}status: idle\n {3}idle: 2 messages, [\d,]+ tokens in, [\d,]+ out\. That is what the API tells: it lists no messages\.\n/,
+    );
+    expect(stdout).toMatch(
+      /\n {3}The reply, read through the emulator's own shortcut, replyIdOf\(\) \(the real API has none\):\n {5}Done:/,
+    );
     // The report of the last 30 days, in the OS temp dir.
     const report = /4\. An analytics report of the last 30 days \(\S+ to \S+\):\n {3}(\S+\.html) \(\d+ kB\)/.exec(stdout)?.[1];
     expect(report && dirname(report)).toBe(tmpdir());
@@ -62,7 +72,9 @@ test("npm start: URLs, demo key, the tour and its report, still serving afterwar
     expect(readFileSync(report!, "utf8")).toMatch(/<section id="credits">[\s\S]*<section id="hooks">/);
 
     // Still serving after the tour, with the printed key.
-    const response = await fetch(`${appUrl}${operations.listReadinessReports.path}?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+    const response = await fetch(`${appUrl}${operations.listReadinessReports.path}?limit=1`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
     expect(response.status).toBe(200);
   } finally {
     child.kill("SIGINT");
@@ -80,7 +92,11 @@ test("npm start on a port another program holds: which port, for which host, and
   };
   const run = (port: number) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(join(root, "node_modules", ".bin", bin!), args, { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(join(root, "node_modules", ".bin", bin!), args, {
+        cwd: root,
+        env: { ...process.env, PORT: String(port) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (chunk) => (stdout += chunk));

@@ -45,7 +45,12 @@ beforeAll(async () => {
     startEmulator({ seed: "statuses", timing, rateLimit: { requestsPerSecond: 0.01, burst: 1 } }),
   ]);
   const byName = (name: string) => emulator.org.computers.find((c) => c.name === name)!.id;
-  Object.assign(ids, { computer: byName("build-box-eu-1"), failed: byName("gpu-box-1"), busyComputer: byName("ci-runner-arm64"), provisioning: byName("sandbox-frontend") });
+  Object.assign(ids, {
+    computer: byName("build-box-eu-1"),
+    failed: byName("gpu-box-1"),
+    busyComputer: byName("ci-runner-arm64"),
+    provisioning: byName("sandbox-frontend"),
+  });
   const created = await send({ method: "POST", target: "/api/v0/sessions", body: JSON.stringify({ computerId: ids.computer }) });
   ids.session = (created.body as { sessionId: string }).sessionId;
   const sent = await send({ method: "POST", target: `/api/v0/sessions/${ids.session}/messages`, body: JSON.stringify({ text: "hello" }) });
@@ -64,7 +69,12 @@ async function send(call: Call): Promise<Answer> {
   const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }) };
   if (call.body !== undefined) headers["content-type"] = call.contentType ?? JSON_TYPE;
   if (call.announce !== undefined) return announced(server, call, headers);
-  const once = () => fetch(`${server.baseUrl}${call.target}`, { method: call.method ?? "GET", headers, ...(call.body === undefined ? {} : { body: call.body }) });
+  const once = () =>
+    fetch(`${server.baseUrl}${call.target}`, {
+      method: call.method ?? "GET",
+      headers,
+      ...(call.body === undefined ? {} : { body: call.body }),
+    });
   if (call.overTheLimit) await (await once()).arrayBuffer();
   const response = await once();
   return { status: response.status, headers: response.headers, body: await response.json() };
@@ -73,14 +83,18 @@ async function send(call: Call): Promise<Answer> {
 /** A request that announces a large body (Content-Length) and sends a few bytes of it. */
 function announced(server: Emulator, call: Call, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.baseUrl}${call.target}`, { method: call.method, headers: { ...headers, "content-type": JSON_TYPE, "content-length": String(call.announce) } }, (res) => {
-      let text = "";
-      res.on("data", (chunk) => (text += chunk));
-      res.on("end", () => {
-        resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) });
-        req.destroy();
-      });
-    });
+    const req = httpRequest(
+      `${server.baseUrl}${call.target}`,
+      { method: call.method, headers: { ...headers, "content-type": JSON_TYPE, "content-length": String(call.announce) } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => {
+          resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) });
+          req.destroy();
+        });
+      },
+    );
     req.on("error", (error) => (req.destroyed ? undefined : reject(error)));
     req.write('{"users":[');
   });
@@ -111,7 +125,10 @@ const provoke: Partial<Record<OperationId, Record<string, () => Promise<Answer>>
   getAnalyticsTools: analytics("/api/v1/analytics/tools"),
   getAnalyticsActivity: analytics("/api/v1/analytics/activity"),
   getAnalyticsProductivity: analytics("/api/v1/analytics/productivity"),
-  listAnalyticsUsers: { ...analytics("/api/v1/analytics/users"), "400": () => send({ target: `/api/v1/analytics/users?${range}&limit=0` }) },
+  listAnalyticsUsers: {
+    ...analytics("/api/v1/analytics/users"),
+    "400": () => send({ target: `/api/v1/analytics/users?${range}&limit=0` }),
+  },
   listReadinessReports: {
     "200": () => readiness(""),
     "400": () => readiness("?startAfter=00000000-0000-4000-8000-000000000000"),
@@ -125,11 +142,26 @@ const provoke: Partial<Record<OperationId, Record<string, () => Promise<Answer>>
     "403": () => send({ target: "/api/v0/organization/enterprise-controls/history", key: emulator.keys.member }),
   },
   setUserLimits: {
-    ...everyone({ method: "PUT", target: "/api/v0/organization/usage/limits/users", body: JSON.stringify({ users: [{ email: "x@example.com", limit: 1 }] }) }),
+    ...everyone({
+      method: "PUT",
+      target: "/api/v0/organization/usage/limits/users",
+      body: JSON.stringify({ users: [{ email: "x@example.com", limit: 1 }] }),
+    }),
     ...withBody("PUT", "/api/v0/organization/usage/limits/users", JSON.stringify({ users: [{ email: "x@example.com", limit: 1 }] })),
-    "200": () => send({ method: "PUT", target: "/api/v0/organization/usage/limits/users", body: JSON.stringify({ users: [{ email: emulator.org.users[0]!.email, limit: 1 }] }) }),
+    "200": () =>
+      send({
+        method: "PUT",
+        target: "/api/v0/organization/usage/limits/users",
+        body: JSON.stringify({ users: [{ email: emulator.org.users[0]!.email, limit: 1 }] }),
+      }),
     "400": () => send({ method: "PUT", target: "/api/v0/organization/usage/limits/users", body: JSON.stringify({ users: [] }) }),
-    "403": () => send({ method: "PUT", target: "/api/v0/organization/usage/limits/users", body: JSON.stringify({ users: [{ email: "x@example.com", limit: 1 }] }), key: emulator.keys.member }),
+    "403": () =>
+      send({
+        method: "PUT",
+        target: "/api/v0/organization/usage/limits/users",
+        body: JSON.stringify({ users: [{ email: "x@example.com", limit: 1 }] }),
+        key: emulator.keys.member,
+      }),
   },
   createSession: {
     ...everyone({ method: "POST", target: "/api/v0/sessions", body: JSON.stringify({ computerId: ids.computer }) }),
@@ -225,7 +257,8 @@ const documented = specOperations.flatMap((op) =>
 describe("every documented status of every operation, provoked from the emulator", () => {
   test("the spec documents 413 and 415 where the emulator answers them, and 403 where a key's role can be refused", () => {
     const statuses = (id: string) => Object.keys(specOperations.find((op) => op.operationId === id)!.responses);
-    for (const id of ["createSession", "sendSessionMessage", "setUserLimits"]) expect(statuses(id)).toEqual(expect.arrayContaining(["413", "415"]));
+    for (const id of ["createSession", "sendSessionMessage", "setUserLimits"])
+      expect(statuses(id)).toEqual(expect.arrayContaining(["413", "415"]));
     for (const op of specOperations) if (op.path.startsWith("/api/v")) expect(statuses(op.operationId), op.operationId).toContain("403");
   });
 

@@ -36,12 +36,24 @@ beforeAll(async () => {
   const sessions: string[] = [];
   const messages: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const session = (await (await fetch(`${emulator.baseUrl}/api/v0/sessions`, { method: "POST", headers: owner, body: JSON.stringify({ computerId: active }) })).json()) as { sessionId: string };
+    const session = (await (
+      await fetch(`${emulator.baseUrl}/api/v0/sessions`, { method: "POST", headers: owner, body: JSON.stringify({ computerId: active }) })
+    ).json()) as { sessionId: string };
     sessions.push(session.sessionId);
-    const sent = (await (await fetch(`${emulator.baseUrl}/api/v0/sessions/${session.sessionId}/messages`, { method: "POST", headers: owner, body: JSON.stringify({ text: "hi" }) })).json()) as { messageId: string };
+    const sent = (await (
+      await fetch(`${emulator.baseUrl}/api/v0/sessions/${session.sessionId}/messages`, {
+        method: "POST",
+        headers: owner,
+        body: JSON.stringify({ text: "hi" }),
+      })
+    ).json()) as { messageId: string };
     messages.push(sent.messageId, `${sent.messageId}_reply`);
   }
-  const reports = ((await (await fetch(`${emulator.appUrl}/api/organization/maturity-level-reports?limit=3`, { headers: owner })).json()) as { reports: Array<{ reportId: string }> }).reports;
+  const reports = (
+    (await (await fetch(`${emulator.appUrl}/api/organization/maturity-level-reports?limit=3`, { headers: owner })).json()) as {
+      reports: Array<{ reportId: string }>;
+    }
+  ).reports;
   // Values that exist, and values that do not (or are not allowed), for the fields that name something.
   pools = {
     sessionId: [...sessions, "sess_missing", "x y", "ä/ö"],
@@ -71,9 +83,17 @@ interface Sent {
 function requestOf(op: SpecOperation): fc.Arbitrary<Sent> {
   const params = op.parameters.filter((p) => p.in === "path" || p.in === "query");
   const junk = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom("", "-1", "0", "1e2", "5.0", "+5", "%", "null"));
-  const value = (param: (typeof params)[number]) => fc.oneof({ weight: 5, arbitrary: arbitraryOf(param.schema, { pools }, param.name) }, { weight: 1, arbitrary: junk });
+  const value = (param: (typeof params)[number]) =>
+    fc.oneof({ weight: 5, arbitrary: arbitraryOf(param.schema, { pools }, param.name) }, { weight: 1, arbitrary: junk });
   const paramValues = fc.tuple(
-    ...params.map((param) => (param.required || param.in === "path" ? value(param).map((v) => [param, v] as const) : fc.option(value(param).map((v) => [param, v] as const), { nil: undefined }))),
+    ...params.map((param) =>
+      param.required || param.in === "path"
+        ? value(param).map((v) => [param, v] as const)
+        : fc.option(
+            value(param).map((v) => [param, v] as const),
+            { nil: undefined },
+          ),
+    ),
   );
   const body = deref(operationObject(op.operationId).requestBody)?.content?.["application/json"]?.schema;
   const bodies: fc.Arbitrary<{ body?: string; contentType?: string }> = body
@@ -83,7 +103,16 @@ function requestOf(op: SpecOperation): fc.Arbitrary<Sent> {
         { weight: 1, arbitrary: fc.constant({ body: "not json", contentType: "text/plain" }) },
       )
     : fc.constant({});
-  const keys = fc.constantFrom(emulator.keys.owner, emulator.keys.owner, emulator.keys.owner, emulator.keys.manager, emulator.keys.member, emulator.keys.guest, "oa-wrong-key", null);
+  const keys = fc.constantFrom(
+    emulator.keys.owner,
+    emulator.keys.owner,
+    emulator.keys.owner,
+    emulator.keys.manager,
+    emulator.keys.member,
+    emulator.keys.guest,
+    "oa-wrong-key",
+    null,
+  );
   return fc.tuple(paramValues, bodies, keys).map(([values, payload, key]) => {
     let path = op.path;
     const query = new URLSearchParams();
@@ -108,7 +137,11 @@ test(`${RUNS} random requests through prism proxy --errors: every answer valid a
       const proxy = operations[sent.operationId].host === "app_url" ? proxies.app : proxies.api;
       const headers: Record<string, string> = sent.key === null ? {} : { authorization: `Bearer ${sent.key}` };
       if (sent.body !== undefined) headers["content-type"] = sent.contentType ?? "application/json";
-      const response = await fetch(`${proxy.url}${sent.target}`, { method: sent.method, headers, ...(sent.body === undefined ? {} : { body: sent.body }) });
+      const response = await fetch(`${proxy.url}${sent.target}`, {
+        method: sent.method,
+        headers,
+        ...(sent.body === undefined ? {} : { body: sent.body }),
+      });
       const text = await response.text();
       const label = `${sent.method} ${sent.target} (${sent.key ?? "no key"}) → ${response.status}: ${text.slice(0, 300)}`;
       expect(response.status, label).not.toBe(500);
@@ -124,7 +157,12 @@ test(`${RUNS} random requests through prism proxy --errors: every answer valid a
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },
   );
-  console.log(`answers by operation and status:\n${[...seen].sort().map(([key, n]) => `  ${key}: ${n}`).join("\n")}`);
+  console.log(
+    `answers by operation and status:\n${[...seen]
+      .sort()
+      .map(([key, n]) => `  ${key}: ${n}`)
+      .join("\n")}`,
+  );
   // A run of the default length reaches every operation's success (a shorter one, FUZZ_RUNS, may not).
   const unreached = specOperations.filter((op) => !seen.has(`${op.operationId} ${op.successStatus}`)).map((op) => op.operationId);
   if (RUNS >= 1_200) expect(unreached).toEqual([]);

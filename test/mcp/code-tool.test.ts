@@ -81,7 +81,9 @@ describe("answers", () => {
   });
 
   it("a thrown error with the line of the program, and a syntax error before anything runs", async () => {
-    const thrown = await run(`export async function run(client) {\n  const computer = await client.computers.get("cmp_nope");\n  return computer;\n}`);
+    const thrown = await run(
+      `export async function run(client) {\n  const computer = await client.computers.get("cmp_nope");\n  return computer;\n}`,
+    );
     expect(thrown.isError).toBe(true);
     expect(thrown.text).toMatch(/^The program threw NotFoundError: 404 Not Found/);
     const syntax = await run("export async function run(client) {\n  return client.;\n}");
@@ -91,13 +93,41 @@ describe("answers", () => {
 
 describe("the sandbox refuses", () => {
   it.each([
-    ["a file, read", `export async function run() { return await Deno.readTextFile(${JSON.stringify(secretFile)}); }`, /NotCapable: Requires read access to/],
-    ["a file, imported", `export { default as run } from ${JSON.stringify(`file://${secretFile}`)} with { type: "json" };`, /Requires read access to/],
-    ["a file, through node:fs", `import { readFileSync } from "node:fs"; export const run = () => readFileSync(${JSON.stringify(secretFile)}, "utf8");`, /NotCapable: Requires read access to/],
-    ["the environment", `export async function run() { return Deno.env.get("ORGAGENT_API_KEY"); }`, /NotCapable: Requires env access to "ORGAGENT_API_KEY"/],
-    ["the environment, through node:process", `import process from "node:process"; export const run = () => process.env.HOME;`, /NotCapable: Requires env access/],
-    ["a subprocess", `export async function run() { return new Deno.Command("/bin/sh", { args: ["-c", "cat /etc/passwd"] }).output(); }`, /NotCapable: Requires run access to "\/bin\/sh"/],
-    ["a file, written", `export async function run() { await Deno.writeTextFile("/tmp/orgagent-sandbox-wrote", "x"); }`, /NotCapable: Requires write access/],
+    [
+      "a file, read",
+      `export async function run() { return await Deno.readTextFile(${JSON.stringify(secretFile)}); }`,
+      /NotCapable: Requires read access to/,
+    ],
+    [
+      "a file, imported",
+      `export { default as run } from ${JSON.stringify(`file://${secretFile}`)} with { type: "json" };`,
+      /Requires read access to/,
+    ],
+    [
+      "a file, through node:fs",
+      `import { readFileSync } from "node:fs"; export const run = () => readFileSync(${JSON.stringify(secretFile)}, "utf8");`,
+      /NotCapable: Requires read access to/,
+    ],
+    [
+      "the environment",
+      `export async function run() { return Deno.env.get("ORGAGENT_API_KEY"); }`,
+      /NotCapable: Requires env access to "ORGAGENT_API_KEY"/,
+    ],
+    [
+      "the environment, through node:process",
+      `import process from "node:process"; export const run = () => process.env.HOME;`,
+      /NotCapable: Requires env access/,
+    ],
+    [
+      "a subprocess",
+      `export async function run() { return new Deno.Command("/bin/sh", { args: ["-c", "cat /etc/passwd"] }).output(); }`,
+      /NotCapable: Requires run access to "\/bin\/sh"/,
+    ],
+    [
+      "a file, written",
+      `export async function run() { await Deno.writeTextFile("/tmp/orgagent-sandbox-wrote", "x"); }`,
+      /NotCapable: Requires write access/,
+    ],
     ["a remote module", `export { run } from "https://example.com/run.js";`, /(import|remote|not allowed|Requires)/i],
   ])("%s", async (_what, code, refusal) => {
     const answer = await run(code);
@@ -107,7 +137,9 @@ describe("the sandbox refuses", () => {
   });
 
   it("any other host: the API itself directly, and the internet", async () => {
-    const direct = await run(`export async function run() { return (await fetch(${JSON.stringify(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`)})).status; }`);
+    const direct = await run(
+      `export async function run() { return (await fetch(${JSON.stringify(`${emulator.baseUrl}/api/v0/computers/name/build-box-eu-1`)})).status; }`,
+    );
     expect(direct.text).toMatch(/NotCapable: Requires net access to "127\.0\.0\.1:\d+"/);
     const elsewhere = await run(`export async function run() { return (await fetch("https://example.com/")).status; }`);
     expect(elsewhere.text).toMatch(/NotCapable: Requires net access to "example\.com:443"/);
@@ -121,7 +153,9 @@ describe("the sandbox refuses", () => {
     }`;
     const refused = await run(program);
     expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/^The program threw PermissionDeniedError: 403 Forbidden: createSession is a write, and writes are off in this MCP server/);
+    expect(refused.text).toMatch(
+      /^The program threw PermissionDeniedError: 403 Forbidden: createSession is a write, and writes are off in this MCP server/,
+    );
     const writer = await connect({ apiKey: emulator.keys.owner, baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, allowWrites: true });
     try {
       expect(json(await run(program, writer.client))).toBe("pending");
@@ -198,10 +232,13 @@ describe("limits", () => {
   it("cuts what a program prints and returns to the byte budget, saying so", async () => {
     const small = await connect({ apiKey: emulator.keys.owner, baseUrl: emulator.baseUrl, maxResultBytes: 4096 });
     try {
-      const answer = await run(`export async function run() {
+      const answer = await run(
+        `export async function run() {
         for (let i = 0; i < 2000; i++) console.log("line", i, "x".repeat(50));
         return Array.from({ length: 5000 }, (_, i) => ({ i, name: "row " + i }));
-      }`, small.client);
+      }`,
+        small.client,
+      );
       expect(answer.isError).toBe(false);
       const [result, note, printed] = answer.texts;
       expect(Buffer.byteLength(result!)).toBeLessThanOrEqual(4096);

@@ -28,7 +28,12 @@ afterAll(() => emulator?.close());
 
 /** `orgagent mcp ARGS` over stdio, connected; the stderr it wrote so far in `stderr()`. */
 async function stdio(args: string[] = []) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "mcp", ...args], env: env as Record<string, string>, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, "mcp", ...args],
+    env: env as Record<string, string>,
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr!.on("data", (chunk) => (stderr += chunk));
   const client = new Client({ name: "orgagent-e2e", version: "1.0.0" });
@@ -46,7 +51,9 @@ describe("over stdio", () => {
     const ms = performance.now() - started;
     const bytes = Buffer.byteLength(JSON.stringify(list));
     console.log(`stdio: first tools/list answered ${Math.round(ms)} ms after spawning; ${list.tools.length} tools, ${bytes} bytes`);
-    const reads = Object.values(mcpTools).filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name);
+    const reads = Object.values(mcpTools)
+      .filter((tool) => tool.annotations.readOnlyHint)
+      .map((tool) => tool.name);
     expect(list.tools.map((tool) => tool.name)).toEqual([...reads, "run_code", "search_docs"]);
     expect(ms).toBeLessThan(15_000);
     await client.close();
@@ -57,7 +64,11 @@ describe("over stdio", () => {
     const computer = JSON.parse(text(await client.callTool({ name: "getComputerByName", arguments: { name: "build-box-eu-1" } })));
     expect(computer.name).toBe("build-box-eu-1");
     const page = await client.callTool({ name: "listAnalyticsUsers", arguments: { ...dateRange.lastDays(3) } });
-    expect(JSON.parse((page.content as { text: string }[])[0]!.text)).toMatchObject({ count: 50, has_more: true, next_cursor: expect.any(String) });
+    expect(JSON.parse((page.content as { text: string }[])[0]!.text)).toMatchObject({
+      count: 50,
+      has_more: true,
+      next_cursor: expect.any(String),
+    });
     const top = await client.callTool({
       name: "run_code",
       arguments: {
@@ -71,7 +82,8 @@ describe("over stdio", () => {
     });
     const sdk = new OrgAgent({ apiKey: emulator.keys.owner, baseUrl: emulator.baseUrl, logLevel: "off" });
     const credits = new Map<string, number>();
-    for await (const row of sdk.analytics.users({ ...dateRange.lastDays(7), limit: 100 })) credits.set(row.user_email ?? row.user_id, (credits.get(row.user_email ?? row.user_id) ?? 0) + row.billable_tokens);
+    for await (const row of sdk.analytics.users({ ...dateRange.lastDays(7), limit: 100 }))
+      credits.set(row.user_email ?? row.user_id, (credits.get(row.user_email ?? row.user_id) ?? 0) + row.billable_tokens);
     expect(JSON.parse((top.content as { text: string }[])[0]!.text)).toEqual([...credits].sort((a, b) => b[1] - a[1]).slice(0, 5));
     expect(stderr()).toMatch(/\[orgagent\] → GET \/api\/v0\/computers\/name\/\{name\} .*"build-box-eu-1".*"Authorization":"\*\*\*"/);
     expect(stderr()).not.toContain(emulator.keys.owner);
@@ -117,10 +129,15 @@ describe("over Streamable HTTP (--port)", () => {
     const client = new Client({ name: "orgagent-e2e", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     const list = await client.listTools();
-    console.log(`http: first tools/list answered ${Math.round(performance.now() - started)} ms after spawning; ${Buffer.byteLength(JSON.stringify(list))} bytes`);
+    console.log(
+      `http: first tools/list answered ${Math.round(performance.now() - started)} ms after spawning; ${Buffer.byteLength(JSON.stringify(list))} bytes`,
+    );
     expect(list.tools.length).toBe(Object.values(mcpTools).filter((tool) => tool.annotations.readOnlyHint).length + 2);
     const limit = await client.callTool({ name: "listAnalyticsUsers", arguments: { ...dateRange.lastDays(2), limit: 500 } });
-    expect(limit).toMatchObject({ isError: true, content: [{ text: "Invalid argument limit: 500 is not allowed; expected an integer from 1 to 100. Nothing was sent." }] });
+    expect(limit).toMatchObject({
+      isError: true,
+      content: [{ text: "Invalid argument limit: 500 is not allowed; expected an integer from 1 to 100. Nothing was sent." }],
+    });
     await client.close();
     child.kill("SIGINT");
     expect(await exited).toBe(0);
@@ -149,20 +166,48 @@ describe("usage errors, before anything starts (exit 2)", () => {
 
 describe("the MCP Inspector's CLI (Node 22, from the registry)", () => {
   const inspector = (args: string[]) =>
-    run("npx", ["-y", "-p", "node@22", "-p", "@modelcontextprotocol/inspector@2.12.0", "-c", ["mcp-inspector", "--cli", ...args].map(quote).join(" ")], {
-      cwd: root,
-      env: process.env,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  const server = () => [
-    ...["ORGAGENT_BASE_URL", "ORGAGENT_APP_URL", "ORGAGENT_API_KEY"].flatMap((name) => ["-e", `${name}=${env[name]}`]),
-  ];
+    run(
+      "npx",
+      [
+        "-y",
+        "-p",
+        "node@22",
+        "-p",
+        "@modelcontextprotocol/inspector@2.12.0",
+        "-c",
+        ["mcp-inspector", "--cli", ...args].map(quote).join(" "),
+      ],
+      {
+        cwd: root,
+        env: process.env,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+  const server = () => [...["ORGAGENT_BASE_URL", "ORGAGENT_APP_URL", "ORGAGENT_API_KEY"].flatMap((name) => ["-e", `${name}=${env[name]}`])];
 
   it("lists the tools and calls one over stdio", async () => {
-    const listed = JSON.parse((await inspector([...server(), "--method", "tools/list", "--transport", "stdio", "--", process.execPath, bin, "mcp"])).stdout);
+    const listed = JSON.parse(
+      (await inspector([...server(), "--method", "tools/list", "--transport", "stdio", "--", process.execPath, bin, "mcp"])).stdout,
+    );
     expect(listed.tools.map((tool: { name: string }) => tool.name)).toContain("listAnalyticsUsers");
     const called = JSON.parse(
-      (await inspector([...server(), "--method", "tools/call", "--tool-name", "getComputerByName", "--tool-arg", "name=build-box-eu-1", "--transport", "stdio", "--", process.execPath, bin, "mcp"])).stdout,
+      (
+        await inspector([
+          ...server(),
+          "--method",
+          "tools/call",
+          "--tool-name",
+          "getComputerByName",
+          "--tool-arg",
+          "name=build-box-eu-1",
+          "--transport",
+          "stdio",
+          "--",
+          process.execPath,
+          bin,
+          "mcp",
+        ])
+      ).stdout,
     );
     expect(JSON.parse(called.content[0].text)).toMatchObject({ name: "build-box-eu-1" });
   });

@@ -9,7 +9,10 @@ import { failure } from "../../src/mcp/results.js";
 describe("a ValidationError as a tool error", () => {
   it("quotes the value the argument had", () => {
     const result = failure(new ValidationError("query.limit", 500, "an integer from 1 to 100"), mcpTools.listAnalyticsUsers, argumentOf);
-    expect(result).toEqual({ isError: true, content: [{ type: "text", text: "Invalid argument limit: 500 is not allowed; expected an integer from 1 to 100. Nothing was sent." }] });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Invalid argument limit: 500 is not allowed; expected an integer from 1 to 100. Nothing was sent." }],
+    });
   });
 
   it("says what a value nested too deep to write back is", () => {

@@ -29,9 +29,19 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-const config = () => ({ apiKey: emulator.keys.owner, baseUrl: emulator.baseUrl, appUrl: emulator.appUrl, fetch: recording, code: false as const });
-const reads = Object.values(mcpTools).filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name);
-const writes = Object.values(mcpTools).filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name);
+const config = () => ({
+  apiKey: emulator.keys.owner,
+  baseUrl: emulator.baseUrl,
+  appUrl: emulator.appUrl,
+  fetch: recording,
+  code: false as const,
+});
+const reads = Object.values(mcpTools)
+  .filter((tool) => tool.annotations.readOnlyHint)
+  .map((tool) => tool.name);
+const writes = Object.values(mcpTools)
+  .filter((tool) => !tool.annotations.readOnlyHint)
+  .map((tool) => tool.name);
 
 describe("tools/list", () => {
   let mcp: Connected;
@@ -85,8 +95,12 @@ describe("tools/list", () => {
 
   it("refuses options that contradict each other or name no tool, before it starts", () => {
     expect(() => createMcpServer({ ...config(), readOnly: true, allowWrites: true })).toThrow(McpOptionsError);
-    expect(() => createMcpServer({ ...config(), readOnly: true, tools: ["createSession"] })).toThrow(/createSession is a write: readOnly allows reads only/);
-    expect(() => createMcpServer({ ...config(), tools: ["getComputerByName", "dropDatabase"] })).toThrow(/Unknown tool "dropDatabase"; the tools are getAnalyticsTokens, /);
+    expect(() => createMcpServer({ ...config(), readOnly: true, tools: ["createSession"] })).toThrow(
+      /createSession is a write: readOnly allows reads only/,
+    );
+    expect(() => createMcpServer({ ...config(), tools: ["getComputerByName", "dropDatabase"] })).toThrow(
+      /Unknown tool "dropDatabase"; the tools are getAnalyticsTokens, /,
+    );
     expect(() => createMcpServer({ ...config(), maxItems: 0 })).toThrow(/maxItems must be an integer from 1/);
   });
 });
@@ -123,7 +137,9 @@ describe("calls", () => {
         expect(answer.texts[1]).toMatch(/: the end of the list\.$/);
         break;
       }
-      expect(answer.texts[1]).toBe(`${page.items.length} items from 1 page; more exist: call listAnalyticsUsers again with the same arguments and cursor=${JSON.stringify(page.next_cursor)}.`);
+      expect(answer.texts[1]).toBe(
+        `${page.items.length} items from 1 page; more exist: call listAnalyticsUsers again with the same arguments and cursor=${JSON.stringify(page.next_cursor)}.`,
+      );
       cursor = page.next_cursor;
     }
     expect(calls).toBe(Math.ceil(all.length / 100));
@@ -144,20 +160,28 @@ describe("calls", () => {
     expect(answer.text).toBe("Invalid argument limit: 500 is not allowed; expected an integer from 1 to 100. Nothing was sent.");
     const today = await call(mcp.client, "getAnalyticsTokens", { startDate: day(3), endDate: day(0) });
     expect(today.isError).toBe(true);
-    expect(today.text).toMatch(/^Invalid argument endDate: "\d{4}-\d{2}-\d{2}" is not allowed; expected a date up to \d{4}-\d{2}-\d{2} \(yesterday, UTC\)/);
+    expect(today.text).toMatch(
+      /^Invalid argument endDate: "\d{4}-\d{2}-\d{2}" is not allowed; expected a date up to \d{4}-\d{2}-\d{2} \(yesterday, UTC\)/,
+    );
     const unknown = await call(mcp.client, "getComputer", { computerId: "cmp_1", verbose: true });
-    expect(unknown.text).toBe('Invalid argument verbose: getComputer takes no argument "verbose"; its arguments are computerId. Nothing was sent.');
+    expect(unknown.text).toBe(
+      'Invalid argument verbose: getComputer takes no argument "verbose"; its arguments are computerId. Nothing was sent.',
+    );
     expect(sent).toEqual([]);
   });
 
   it("an API error is a tool error with the status, the API's words and the request id", async () => {
     const missing = await call(mcp.client, "getComputer", { computerId: "cmp_does_not_exist" });
     expect(missing.isError).toBe(true);
-    expect(missing.text).toMatch(/^The API answered 404 Not Found: No computer "cmp_does_not_exist" \(request req_\w+\)\. Nothing has that id or name/);
+    expect(missing.text).toMatch(
+      /^The API answered 404 Not Found: No computer "cmp_does_not_exist" \(request req_\w+\)\. Nothing has that id or name/,
+    );
     const member = await connect({ ...config(), apiKey: emulator.keys.member });
     try {
       const refused = await call(member.client, "getAnalyticsProductivity", dateRange.lastDays(2));
-      expect(refused.text).toMatch(/^The API answered 403 Forbidden: This operation needs the Owner or Manager role; the key's role is Member \(request req_\w+\)\. .*need a Manager or Owner key\.$/);
+      expect(refused.text).toMatch(
+        /^The API answered 403 Forbidden: This operation needs the Owner or Manager role; the key's role is Member \(request req_\w+\)\. .*need a Manager or Owner key\.$/,
+      );
     } finally {
       await member.close();
     }
@@ -176,7 +200,9 @@ describe("calls", () => {
       expect(kept.data.map((row: { date: string }) => row.date)).toEqual(whole.data.map((row) => row.date));
       expect(kept.data[0].billable_tokens).toBe(whole.data[0]!.billable_tokens);
       expect(kept.data[0].by_user[0]).toMatchObject({ user_email: whole.data[0]!.by_user[0]!.user_email });
-      expect(answer.texts[1]).toMatch(/^The answer was cut to fit 32768 bytes: .*data\[\]\.by_user: the first \d+ items? kept of (up to )?\d+.*use run_code/);
+      expect(answer.texts[1]).toMatch(
+        /^The answer was cut to fit 32768 bytes: .*data\[\]\.by_user: the first \d+ items? kept of (up to )?\d+.*use run_code/,
+      );
     } finally {
       await small.close();
     }
@@ -199,7 +225,9 @@ describe("calls", () => {
         if (!page.has_more) break;
         cursor = page.next_cursor;
       }
-      expect(first).toMatch(/A page of 100 items was larger than 16384 bytes: pages of \d+ were asked for instead; pass limit=\d+ to continue\.$/);
+      expect(first).toMatch(
+        /A page of 100 items was larger than 16384 bytes: pages of \d+ were asked for instead; pass limit=\d+ to continue\.$/,
+      );
       expect(walked).toEqual(all);
     } finally {
       await small.close();
@@ -212,7 +240,9 @@ describe("calls", () => {
     const answer = await call(mcp.client, "createSession", { computerId: computer.id });
     expect(answer).toEqual({
       isError: true,
-      texts: ["createSession is a write, and writes are off in this MCP server. The user can allow it by starting the server with --allow-writes, or with --tools naming createSession."],
+      texts: [
+        "createSession is a write, and writes are off in this MCP server. The user can allow it by starting the server with --allow-writes, or with --tools naming createSession.",
+      ],
       text: expect.any(String),
     });
     expect(sent).toEqual([]);
@@ -302,7 +332,9 @@ describe("search_docs", () => {
   });
 
   it("says when nothing matches", async () => {
-    expect((await call(mcp.client, "search_docs", { query: "zyxwvut" })).text).toBe('Nothing matches "zyxwvut". Try other words, or an operation\'s name.');
+    expect((await call(mcp.client, "search_docs", { query: "zyxwvut" })).text).toBe(
+      'Nothing matches "zyxwvut". Try other words, or an operation\'s name.',
+    );
   });
 });
 
@@ -318,7 +350,12 @@ describe("Streamable HTTP", () => {
   });
 
   it("refuses a request whose Host or Origin names another site (DNS rebinding), and an unknown session", async () => {
-    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     const post = (headers: Record<string, string>) =>
       rawPost(mcp.url, initialize, { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers });
     expect((await post({ host: "evil.example" })).status).toBe(403);
@@ -340,7 +377,9 @@ describe("the key", () => {
         response.writeHead(200, { "content-type": "application/json", "x-request-id": credential }).end(JSON.stringify(body));
         return;
       }
-      response.writeHead(400, { "content-type": "application/problem+json" }).end(JSON.stringify({ title: "Bad Request", status: 400, detail: `Rejected ${credential}` }));
+      response
+        .writeHead(400, { "content-type": "application/problem+json" })
+        .end(JSON.stringify({ title: "Bad Request", status: 400, detail: `Rejected ${credential}` }));
     });
     await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
     echoUrl = `http://127.0.0.1:${(echo.address() as AddressInfo).port}`;

@@ -35,7 +35,10 @@ export interface ToolAnswer {
 }
 
 export async function call(client: Client, name: string, args: object = {}): Promise<ToolAnswer> {
-  const result = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as { content: { type: string; text: string }[]; isError?: boolean };
+  const result = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+  };
   const texts = result.content.map((block) => block.text);
   return { isError: result.isError === true, texts, text: texts.join("\n") };
 }

@@ -28,13 +28,16 @@ describe("one tool per operation", () => {
     expect(Object.keys(mcpTools).sort()).toEqual(specOperations.map(({ op }) => op.operationId).sort());
   });
 
-  it.each(specOperations.map(({ op, method, path }) => [op.operationId, method, path]))("%s: title and description from the spec", (id, _method, _path) => {
-    const { op } = specOperations.find((entry) => entry.op.operationId === id)!;
-    const tool = mcpTools[id as string]!;
-    expect(tool.title).toBe(op.summary);
-    expect(tool.description.startsWith(`${op.summary}\n\n${op.description.trim()}`)).toBe(true);
-    expect(tool.annotations.title).toBe(op.summary);
-  });
+  it.each(specOperations.map(({ op, method, path }) => [op.operationId, method, path]))(
+    "%s: title and description from the spec",
+    (id, _method, _path) => {
+      const { op } = specOperations.find((entry) => entry.op.operationId === id)!;
+      const tool = mcpTools[id as string]!;
+      expect(tool.title).toBe(op.summary);
+      expect(tool.description.startsWith(`${op.summary}\n\n${op.description.trim()}`)).toBe(true);
+      expect(tool.annotations.title).toBe(op.summary);
+    },
+  );
 
   it("gives reads readOnlyHint; PUT is destructive and idempotent, POST neither", () => {
     for (const { op, method } of specOperations) {
@@ -86,15 +89,25 @@ describe("input schemas", () => {
     expect(users({ startDate: "2026-03-02" })).toBe(false);
     expect(users({ startDate: "2026-03-02", endDate: "2026-03-03", page: 2 })).toBe(false);
     const send = compile(mcpTools.sendSessionMessage!.inputSchema);
-    const example = deref(specOperations.find(({ op }) => op.operationId === "sendSessionMessage")!.op.requestBody).content["application/json"].examples;
+    const example = deref(specOperations.find(({ op }) => op.operationId === "sendSessionMessage")!.op.requestBody).content[
+      "application/json"
+    ].examples;
     for (const { value } of Object.values<any>(example)) expect(send({ sessionId: "sess_1", ...value }), JSON.stringify(value)).toBe(true);
   });
 
   it("keeps a recursive schema self-contained in $defs", () => {
     const recursive = structuredClone(spec);
-    recursive.components.schemas.Tree = { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } } };
+    recursive.components.schemas.Tree = {
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/components/schemas/Tree" } } },
+    };
     recursive.paths["/api/v0/trees"] = {
-      post: { operationId: "plantTree", summary: "Plant a tree", requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Tree" } } } }, responses: { "201": { description: "Planted" } } },
+      post: {
+        operationId: "plantTree",
+        summary: "Plant a tree",
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Tree" } } } },
+        responses: { "201": { description: "Planted" } },
+      },
     };
     const tool = buildMcpTools(recursive).plantTree;
     expect(tool.inputSchema.$defs.Tree.properties.children.items).toEqual({ $ref: "#/$defs/Tree" });
@@ -118,13 +131,27 @@ describe("a new operation in the spec", () => {
           { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } },
           { name: "cursor", in: "query", schema: { type: "string" } },
         ],
-        responses: { "200": { description: "A page", content: { "application/json": { schema: { type: "object", properties: { computers: { type: "array", items: { $ref: "#/components/schemas/Computer" } } } } } } } },
+        responses: {
+          "200": {
+            description: "A page",
+            content: {
+              "application/json": {
+                schema: { type: "object", properties: { computers: { type: "array", items: { $ref: "#/components/schemas/Computer" } } } },
+              },
+            },
+          },
+        },
       },
     };
     const tools = buildMcpTools(grown);
     expect(Object.keys(tools)).toHaveLength(Object.keys(mcpTools).length + 1);
     const tool = tools.listComputers;
-    expect(tool).toMatchObject({ method: "GET", annotations: { readOnlyHint: true }, pagination: { items: "computers", cursorParam: "cursor" }, arguments: { limit: "query", cursor: "query" } });
+    expect(tool).toMatchObject({
+      method: "GET",
+      annotations: { readOnlyHint: true },
+      pagination: { items: "computers", cursorParam: "cursor" },
+      arguments: { limit: "query", cursor: "query" },
+    });
     expect(compile(tool.inputSchema)({ limit: 50 })).toBe(true);
     expect(compile(tool.inputSchema)({ limit: 51 })).toBe(false);
   });
@@ -132,6 +159,8 @@ describe("a new operation in the spec", () => {
   it("is refused by the generator when its x-effect is not one it knows", () => {
     const odd = structuredClone(spec);
     odd.paths["/api/v0/sessions"].post["x-effect"] = "costs-money";
-    expect(() => buildMcpTools(odd)).toThrow(/createSession: x-effect "costs-money" is not one of spends-credits, starts-work, changes-settings/);
+    expect(() => buildMcpTools(odd)).toThrow(
+      /createSession: x-effect "costs-money" is not one of spends-credits, starts-work, changes-settings/,
+    );
   });
 });

@@ -22,7 +22,11 @@ let files: string[];
 /** Runs a command in the copy; resolves to its exit code and output (never rejects on a failing exit). */
 async function inCopy(command: string, args: string[]): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await exec(command, args, { cwd: copy, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CI: "", FORCE_COLOR: "0" } });
+    const { stdout, stderr } = await exec(command, args, {
+      cwd: copy,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, CI: "", FORCE_COLOR: "0" },
+    });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -31,7 +35,9 @@ async function inCopy(command: string, args: string[]): Promise<{ code: number; 
 }
 
 beforeAll(async () => {
-  files = (await exec("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root, maxBuffer: 16 * 1024 * 1024 })).stdout.split("\n").filter((file) => file && existsSync(join(root, file)));
+  files = (await exec("git", ["ls-files", "--cached", "--others", "--exclude-standard"], { cwd: root, maxBuffer: 16 * 1024 * 1024 })).stdout
+    .split("\n")
+    .filter((file) => file && existsSync(join(root, file)));
   for (const file of files) {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(join(root, file), join(copy, file));
@@ -46,9 +52,15 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }));
 test("npm run generate changes only the spec's bundles and tables, the generated code and the generated lists in docs/", () => {
   const changed = files.filter((file) => readFileSync(join(root, file), "utf8") !== readFileSync(join(copy, file), "utf8"));
   expect(changed.filter((file) => !file.startsWith("generated/"))).toEqual(["docs/cli.md", "docs/sdk.md", "openapi/openapi.yaml"]);
-  expect(changed).toEqual(expect.arrayContaining(["generated/resources.ts", "generated/spec-tables.ts", "generated/examples.ts", "generated/mcp-tools.ts"]));
-  expect(readFileSync(join(copy, "docs/sdk.md"), "utf8")).toContain("| `listComputers` | `client.computers.list(query?, options?)` | `GET /api/v0/computers` | pages of `computers` |");
-  expect(readFileSync(join(copy, "docs/cli.md"), "utf8")).toContain("| `orgagent api GET /api/v0/computers [--paginate]` | `listComputers` | List computers |");
+  expect(changed).toEqual(
+    expect.arrayContaining(["generated/resources.ts", "generated/spec-tables.ts", "generated/examples.ts", "generated/mcp-tools.ts"]),
+  );
+  expect(readFileSync(join(copy, "docs/sdk.md"), "utf8")).toContain(
+    "| `listComputers` | `client.computers.list(query?, options?)` | `GET /api/v0/computers` | pages of `computers` |",
+  );
+  expect(readFileSync(join(copy, "docs/cli.md"), "utf8")).toContain(
+    "| `orgagent api GET /api/v0/computers [--paginate]` | `listComputers` | List computers |",
+  );
   expect(readFileSync(join(copy, "generated/mcp-tools.ts"), "utf8")).toContain('"name": "listComputers"');
 });
 
@@ -87,7 +99,15 @@ test("the copy's per-operation, sample, documentation, freshness and emulator te
     "test/sdk/prism-methods.test.ts",
     "test/sdk/hosts.test.ts",
   ];
-  const vitest = await inCopy(process.execPath, [join(root, "node_modules/vitest/vitest.mjs"), "run", "--config", "test/vitest.config.ts", "--reporter", "verbose", ...suites]);
+  const vitest = await inCopy(process.execPath, [
+    join(root, "node_modules/vitest/vitest.mjs"),
+    "run",
+    "--config",
+    "test/vitest.config.ts",
+    "--reporter",
+    "verbose",
+    ...suites,
+  ]);
   expect(vitest.code, vitest.output.slice(-8000)).toBe(0);
   const names = vitest.output.replace(/\u001b\[[\d;]*m/g, "");
   for (const covered of [

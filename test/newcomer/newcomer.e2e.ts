@@ -21,7 +21,10 @@ const readme = readFileSync(join(root, "README.md"), "utf8");
 const examples = examplesOf("README.md", readme).filter((example) => !example.skip);
 const typeScript = examples.filter((example) => example.language === "typescript");
 const shell = examples.filter((example) => example.language === "shell");
-const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 const tarball = `orgagent-${manifest.version}.tgz`;
 // What README.md tells a newcomer to type, which this run types too (in the same folders: orgagent/, my-project/).
 const SETUP = ["git clone https://github.com/orgagent/orgagent.git && cd orgagent", "npm ci ", "npm test ", "npm start "];
@@ -80,11 +83,14 @@ async function npmStart(): Promise<NpmStart> {
 }
 
 /** A shell command line, typed as README.md shows it, in `cwd`. */
-const type = (command: string, cwd: string, timeoutSeconds = 600) => runExample(["bash", "-c", command], { cwd, env, home, timeoutSeconds });
+const type = (command: string, cwd: string, timeoutSeconds = 600) =>
+  runExample(["bash", "-c", command], { cwd, env, home, timeoutSeconds });
 
 /** An example's code with `npm start`'s usual addresses replaced by those of the running emulator. */
 const withAddresses = (example: MarkdownExample) =>
-  example.code.replaceAll(NPM_START.api, emulator!.variables.ORGAGENT_BASE_URL!).replaceAll(NPM_START.app, emulator!.variables.ORGAGENT_APP_URL!);
+  example.code
+    .replaceAll(NPM_START.api, emulator!.variables.ORGAGENT_BASE_URL!)
+    .replaceAll(NPM_START.app, emulator!.variables.ORGAGENT_APP_URL!);
 const fileName = (example: MarkdownExample) => `readme-${example.where.split(":")[1]}.mts`;
 const expectOk = (run: Run, what: string) => expect(run.code, `${what}: ${describeRun(run)}`).toBe(0);
 
@@ -101,7 +107,11 @@ afterAll(async () => {
 describe.sequential("a newcomer follows README.md", () => {
   test("README.md shows the commands this run types, and examples of both kinds", () => {
     const commands = readme.split("\n");
-    for (const start of [...SETUP, ...INSTALL]) expect(commands.some((line) => line.startsWith(start)), start).toBe(true);
+    for (const start of [...SETUP, ...INSTALL])
+      expect(
+        commands.some((line) => line.startsWith(start)),
+        start,
+      ).toBe(true);
     expect(typeScript.length).toBeGreaterThanOrEqual(5);
     expect(shell.length).toBeGreaterThanOrEqual(2);
     expect(examples.filter((example) => example.error)).toEqual([]);
@@ -113,9 +123,13 @@ describe.sequential("a newcomer follows README.md", () => {
     expectOk(await type("npm ci", clone), "npm ci");
   });
 
-  test.runIf(process.env.NEWCOMER_NPM_TEST === "1")("npm test in the clone", async () => {
-    expectOk(await type("npm test", clone, 1_800), "npm test");
-  }, 1_800_000);
+  test.runIf(process.env.NEWCOMER_NPM_TEST === "1")(
+    "npm test in the clone",
+    async () => {
+      expectOk(await type("npm test", clone, 1_800), "npm test");
+    },
+    1_800_000,
+  );
 
   test("npm start: the emulator and its tour, and the export line to configure the examples", async () => {
     emulator = await npmStart();
@@ -126,7 +140,12 @@ describe.sequential("a newcomer follows README.md", () => {
     test(`${example.where}, saved in the clone, runs with npx tsx before any build`, async () => {
       expect(existsSync(join(clone, "dist"))).toBe(false);
       writeFileSync(join(clone, fileName(example)), withAddresses(example));
-      const run = await runExample(["npx", "tsx", fileName(example)], { cwd: clone, env: { ...env, ...emulator!.variables }, home, stdin: example.stdin });
+      const run = await runExample(["npx", "tsx", fileName(example)], {
+        cwd: clone,
+        env: { ...env, ...emulator!.variables },
+        home,
+        stdin: example.stdin,
+      });
       expectOk(run, example.where);
     });
   }
@@ -169,7 +188,12 @@ describe.sequential("a newcomer follows README.md", () => {
   for (const example of typeScript) {
     test(`${example.where} runs in the project with npx tsx, against the installed package`, async () => {
       writeFileSync(join(project, fileName(example)), withAddresses(example));
-      const run = await runExample(["npx", "tsx", fileName(example)], { cwd: project, env: { ...env, ...emulator!.variables }, home, stdin: example.stdin });
+      const run = await runExample(["npx", "tsx", fileName(example)], {
+        cwd: project,
+        env: { ...env, ...emulator!.variables },
+        home,
+        stdin: example.stdin,
+      });
       expectOk(run, example.where);
     });
   }
@@ -179,7 +203,11 @@ describe.sequential("a newcomer follows README.md", () => {
       const cwd = mkdtempSync(join(project, "shell-"));
       writeFileSync(join(cwd, "example.sh"), withAddresses(example));
       const path = `${join(project, "node_modules", ".bin")}:${bin}:${process.env.PATH}`;
-      const run = await runExample(["bash", "-euo", "pipefail", "example.sh"], { cwd, env: { ...env, ...emulator!.variables, PATH: path }, stdin: example.stdin });
+      const run = await runExample(["bash", "-euo", "pipefail", "example.sh"], {
+        cwd,
+        env: { ...env, ...emulator!.variables, PATH: path },
+        stdin: example.stdin,
+      });
       expectOk(run, example.where);
     });
   }

@@ -106,10 +106,7 @@ export async function createConsumerProject(): Promise<ConsumerProject> {
   const repoManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
     devDependencies: Record<string, string>;
   };
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "orgagent-consumer", private: true, type: "module" }, null, 2),
-  );
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "orgagent-consumer", private: true, type: "module" }, null, 2));
   await mustRun(
     "npm",
     [

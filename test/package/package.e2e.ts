@@ -65,7 +65,9 @@ describe("the tarball", () => {
   test("holds the ESM and CJS builds with their declarations, the emulator, the report, the MCP server, the CLI, the bundled specs and the guides, nothing else", () => {
     expect(specFiles).toEqual(expect.arrayContaining(["openapi.api.json", "openapi.app.json", "openapi.api.yaml"]));
     // The guides ship with the package, so that README.md's links work in node_modules too.
-    const guides = readdirSync(join(root, "docs")).filter((file) => file.endsWith(".md")).map((file) => `docs/${file}`);
+    const guides = readdirSync(join(root, "docs"))
+      .filter((file) => file.endsWith(".md"))
+      .map((file) => `docs/${file}`);
     const alwaysPacked = new Set(["package.json", "README.md", "LICENSE", "CHANGELOG.md", ...guides]);
     expect(project.packedFiles).toEqual(expect.arrayContaining([...alwaysPacked]));
     expect(project.packedFiles.filter((file) => !alwaysPacked.has(file))).toEqual(
@@ -124,7 +126,14 @@ describe("the tarball", () => {
     const result = await checkPackage(pkg, { excludeEntrypoints: yamlFiles });
     if (!("problems" in result)) throw new Error("attw found no types at all");
     expect(Object.keys(result.entrypoints).sort()).toEqual(
-      [".", "./emulator", "./mcp", "./package.json", "./report", ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`)].sort(),
+      [
+        ".",
+        "./emulator",
+        "./mcp",
+        "./package.json",
+        "./report",
+        ...specFiles.filter((file) => file.endsWith(".json")).map((file) => `./${file}`),
+      ].sort(),
     );
     expect(result.problems).toEqual([]);
   });
@@ -158,7 +167,9 @@ describe("a consumer project", () => {
     expect(await exportedNames("orgagent/mcp", "require")).toEqual(source);
     // The other entries never load it: no import of the server's files or of the MCP SDK in their builds.
     for (const file of ["index.js", "index.cjs", "emulator/index.js", "emulator/index.cjs", "report/index.js", "report/index.cjs"]) {
-      expect(readFileSync(join(project.dir, "node_modules", "orgagent", "dist", file), "utf8"), file).not.toMatch(/\bmcp\/|protocol\.cjs|@modelcontextprotocol/);
+      expect(readFileSync(join(project.dir, "node_modules", "orgagent", "dist", file), "utf8"), file).not.toMatch(
+        /\bmcp\/|protocol\.cjs|@modelcontextprotocol/,
+      );
     }
   });
 
@@ -167,14 +178,36 @@ describe("a consumer project", () => {
     try {
       const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
       const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-      const env = { PATH: process.env.PATH ?? "", ORGAGENT_BASE_URL: emulator.baseUrl, ORGAGENT_API_KEY: emulator.keys.owner, ORGAGENT_DENO: join(root, "node_modules", "deno", "deno") };
+      const env = {
+        PATH: process.env.PATH ?? "",
+        ORGAGENT_BASE_URL: emulator.baseUrl,
+        ORGAGENT_API_KEY: emulator.keys.owner,
+        ORGAGENT_DENO: join(root, "node_modules", "deno", "deno"),
+      };
       const client = new Client({ name: "package-test", version: "1.0.0" });
-      await client.connect(new StdioClientTransport({ command: join(project.dir, "node_modules", ".bin", "orgagent"), args: ["mcp"], env, cwd: project.dir, stderr: "pipe" }));
+      await client.connect(
+        new StdioClientTransport({
+          command: join(project.dir, "node_modules", ".bin", "orgagent"),
+          args: ["mcp"],
+          env,
+          cwd: project.dir,
+          stderr: "pipe",
+        }),
+      );
       try {
-        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["getComputerByName", "run_code", "search_docs"]));
-        const answer = (await client.callTool({ name: "run_code", arguments: { code: `import { dateRange } from "orgagent"; export const run = async (client) => (await client.computers.getByName("build-box-eu-1")).name + " " + typeof dateRange.lastDays;` } })) as { content: { text: string }[] };
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+          expect.arrayContaining(["getComputerByName", "run_code", "search_docs"]),
+        );
+        const answer = (await client.callTool({
+          name: "run_code",
+          arguments: {
+            code: `import { dateRange } from "orgagent"; export const run = async (client) => (await client.computers.getByName("build-box-eu-1")).name + " " + typeof dateRange.lastDays;`,
+          },
+        })) as { content: { text: string }[] };
         expect(answer.content[0]!.text).toBe('"build-box-eu-1 function"');
-        const docs = (await client.callTool({ name: "search_docs", arguments: { query: "Retry-After" } })) as { content: { text: string }[] };
+        const docs = (await client.callTool({ name: "search_docs", arguments: { query: "Retry-After" } })) as {
+          content: { text: string }[];
+        };
         expect(docs.content.some((block) => /\((README\.md|docs\/\w+\.md)\)/.test(block.text))).toBe(true);
       } finally {
         await client.close();
@@ -222,7 +255,9 @@ void main();
       writeFileSync(join(project.dir, tsconfig), JSON.stringify({ compilerOptions, files: [`report.${extension}`] }));
       const compiled = await command(process.execPath, [repoTsc, "-p", tsconfig], { cwd: project.dir });
       expect(compiled.stdout + compiled.stderr).toBe("");
-      const result = await mustRun(process.execPath, [join(`out-report-${extension}`, `report.${extension.replace("ts", "js")}`)], { cwd: project.dir });
+      const result = await mustRun(process.execPath, [join(`out-report-${extension}`, `report.${extension.replace("ts", "js")}`)], {
+        cwd: project.dir,
+      });
       const summary = JSON.parse(result.stdout);
       expect(summary.denied).toMatch(/^Analytics reports need a Manager or Owner API key/);
       expect(summary.unwritable).toBe("ReportWriteError");
@@ -240,14 +275,11 @@ void main();
     }
   });
 
-  test.each(Object.keys(consumerConfigs) as ConsumerConfig[])(
-    "type-checks under strict TypeScript: %s",
-    async (config) => {
-      const result = config === "node16" ? compiled : await project.typecheck(config);
-      expect(result.stdout + result.stderr).toBe("");
-      expect(result.code).toBe(0);
-    },
-  );
+  test.each(Object.keys(consumerConfigs) as ConsumerConfig[])("type-checks under strict TypeScript: %s", async (config) => {
+    const result = config === "node16" ? compiled : await project.typecheck(config);
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
 
   test.each(["run.mjs", "run.cjs"])("runs against Prism, compiled and loaded through out/%s", async (entry) => {
     expect(compiled.code).toBe(0);

@@ -139,7 +139,14 @@ describe("the 90-day report of the emulator", () => {
     expect(rows.at(-1)).toEqual(["Total", int(sum(api.credits, (r) => r.billable_tokens)), "100.0%"]);
     const models = rows.slice(1, -1);
     for (const [model, credits] of models) {
-      expect(credits).toBe(int(sum(api.credits.flatMap((r) => r.by_model.filter((m) => m.model_id === model)), (m) => m.billable_tokens)));
+      expect(credits).toBe(
+        int(
+          sum(
+            api.credits.flatMap((r) => r.by_model.filter((m) => m.model_id === model)),
+            (m) => m.billable_tokens,
+          ),
+        ),
+      );
     }
     const titles = await page.locator("#credits svg title").allTextContents();
     expect(titles).toHaveLength(api.byModel.length);
@@ -153,7 +160,8 @@ describe("the 90-day report of the emulator", () => {
     const titles = await page.locator("#activity svg[viewBox]").first().locator("title").allTextContents();
     expect(titles).toEqual(
       api.activity.map(
-        (r) => `${r.date}: ${int(r.daily_active_users)} that day, ${int(r.weekly_active_users)} in 7 days, ${int(r.monthly_active_users)} in 30 days`,
+        (r) =>
+          `${r.date}: ${int(r.daily_active_users)} that day, ${int(r.weekly_active_users)} in 7 days, ${int(r.monthly_active_users)} in 30 days`,
       ),
     );
   });
@@ -192,7 +200,10 @@ describe("the 90-day report of the emulator", () => {
 
   test("tools, MCP servers, productivity and hooks: the tables' totals are the API's", async () => {
     expect((await table("tools", "Tool")).at(-1)!.slice(0, 2)).toEqual(["All tools", int(sum(api.tools, (r) => r.tool_calls))]);
-    const mcp = sum(api.tools.flatMap((r) => r.mcp_by_server), (s) => s.invocations);
+    const mcp = sum(
+      api.tools.flatMap((r) => r.mcp_by_server),
+      (s) => s.invocations,
+    );
     expect((await table("tools", "MCP server")).at(-1)!.slice(0, 2)).toEqual(["All servers", int(mcp)]);
     expect(await table("productivity", "")).toEqual([
       ["", "Total"],

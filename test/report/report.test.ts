@@ -2,7 +2,20 @@
 // separately, through other endpoints or groupings where the API has them), the previous period is cut at the
 // first day with data and says so, the calls run concurrently, failures are clear and leave no file behind, and
 // the rendered page escapes what the API sends and can request nothing.
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -54,7 +67,12 @@ describe("the figures add up against the API's answers", () => {
     expect(report.credits.total).toBe(sum(data, (row) => row.billable_tokens));
     expect(report.credits.daily.map((d) => [d.date, d.total])).toEqual(data.map((row) => [row.date, row.billable_tokens]));
     for (const { model, credits } of report.credits.byModel) {
-      expect(credits).toBe(sum(data.flatMap((row) => row.by_model.filter((m) => m.model_id === model)), (m) => m.billable_tokens));
+      expect(credits).toBe(
+        sum(
+          data.flatMap((row) => row.by_model.filter((m) => m.model_id === model)),
+          (m) => m.billable_tokens,
+        ),
+      );
     }
     expect(sum(report.credits.byModel, (m) => m.share)).toBeCloseTo(1, 10);
     // Most credits first.
@@ -122,7 +140,12 @@ describe("the figures add up against the API's answers", () => {
     expect(report.tools.mcpCalls).toBe(sum(servers, (s) => s.invocations));
     const github = report.tools.mcpServers.find((s) => s.server.toLowerCase() === "github")!;
     expect([...github.names].sort()).toEqual(["GitHub", "github"]);
-    expect(github.calls).toBe(sum(servers.filter((s) => s.server.toLowerCase() === "github"), (s) => s.invocations));
+    expect(github.calls).toBe(
+      sum(
+        servers.filter((s) => s.server.toLowerCase() === "github"),
+        (s) => s.invocations,
+      ),
+    );
     expect(report.tools.mcpServers.filter((s) => s.server.toLowerCase() === "github")).toHaveLength(1);
   });
 
@@ -136,7 +159,12 @@ describe("the figures add up against the API's answers", () => {
       sum(data, (r) => r.git_prs_created),
     ]);
     expect(p.daily.map((d) => d.commits)).toEqual(data.map((r) => r.git_commits));
-    expect(sum(p.byLanguage, (l) => l.files)).toBe(sum(data.flatMap((r) => r.by_language), (l) => l.count ?? Number.NaN));
+    expect(sum(p.byLanguage, (l) => l.files)).toBe(
+      sum(
+        data.flatMap((r) => r.by_language),
+        (l) => l.count ?? Number.NaN,
+      ),
+    );
 
     expect(report.hooks.executions).toBe(sum(tools, (r) => r.hooks_invocations));
     expect(sum(report.hooks.byEvent, (e) => e.executions)).toBe(report.hooks.executions);
@@ -153,7 +181,10 @@ describe("the figures add up against the API's answers", () => {
 describe("the previous period", () => {
   test("is cut to start on the first day with data, and the change then compares credits per day", async () => {
     const early = await buildAnalyticsReport(client(), { startDate: shift(FIRST_DATA_DAY, 4), endDate: shift(FIRST_DATA_DAY, 13) });
-    const before = sum((await client().analytics.tokens({ startDate: FIRST_DATA_DAY, endDate: shift(FIRST_DATA_DAY, 3) })).data, (r) => r.billable_tokens);
+    const before = sum(
+      (await client().analytics.tokens({ startDate: FIRST_DATA_DAY, endDate: shift(FIRST_DATA_DAY, 3) })).data,
+      (r) => r.billable_tokens,
+    );
     const previous = early.credits.previous!;
     expect(previous).toMatchObject({ startDate: FIRST_DATA_DAY, endDate: shift(FIRST_DATA_DAY, 3), days: 4, clamped: true, total: before });
     expect(previous.firstDataDay).toBe(FIRST_DATA_DAY);
@@ -294,7 +325,12 @@ describe("writing the file", () => {
     const link = join(dir, "latest.html");
     symlinkSync(real, link);
     await writeFileAtomic(link, "new");
-    expect([lstatSync(link).isSymbolicLink(), readlinkSync(link), readFileSync(real, "utf8"), statSync(real).mode & 0o7777]).toEqual([true, real, "new", 0o600]);
+    expect([lstatSync(link).isSymbolicLink(), readlinkSync(link), readFileSync(real, "utf8"), statSync(real).mode & 0o7777]).toEqual([
+      true,
+      real,
+      "new",
+      0o600,
+    ]);
     expect(readdirSync(archive)).toEqual(["2026-11.html"]);
 
     // A link to nothing is refused: nothing is created where it points, or beside it.
@@ -323,11 +359,32 @@ describe("names the API chooses are data, never an object's own properties", () 
     switch (url.pathname) {
       case "/api/v1/analytics/tokens":
         // Day one: constructor 10, __proto__ 20, toString 30; day two: constructor 1, hasOwnProperty 2.
-        return send({ data: rows((date, i) => (i === 0 ? [[NAMES[0], 10], [NAMES[1], 20], [NAMES[2], 30]] : [[NAMES[0], 1], [NAMES[3], 2]]).map(([group_key, billable_tokens]) => ({ date, group_key, billable_tokens, input_tokens: 0, output_tokens: 0 }))), meta });
+        return send({
+          data: rows((date, i) =>
+            (i === 0
+              ? [
+                  [NAMES[0], 10],
+                  [NAMES[1], 20],
+                  [NAMES[2], 30],
+                ]
+              : [
+                  [NAMES[0], 1],
+                  [NAMES[3], 2],
+                ]
+            ).map(([group_key, billable_tokens]) => ({ date, group_key, billable_tokens, input_tokens: 0, output_tokens: 0 })),
+          ),
+          meta,
+        });
       case "/api/v1/analytics/activity":
         return send({
           data: rows((date, i) => ({
-            date, daily_active_users: 3, weekly_active_users: 3, monthly_active_users: 3, sessions: 1, messages: 2, user_messages: 1,
+            date,
+            daily_active_users: 3,
+            weekly_active_users: 3,
+            monthly_active_users: 3,
+            sessions: 1,
+            messages: 2,
+            user_messages: 1,
             daily_active_users_by_client: JSON.parse(i === 0 ? '{"constructor":1,"__proto__":2,"toString":3}' : '{"valueOf":4}'),
           })),
           meta,
@@ -335,23 +392,75 @@ describe("names the API chooses are data, never an object's own properties", () 
       case "/api/v1/analytics/tools":
         return send({
           data: rows((date) => ({
-            date, tool_calls: 11, by_tool: [{ tool: NAMES[0], invocations: 5 }, { tool: NAMES[1], invocations: 6 }], mcp_users_with_mcp: 1,
-            mcp_by_server: [{ server: NAMES[2], invocations: 1 }, { server: NAMES[1], invocations: 2 }], skills_invocations: 0, skills_by_name: [],
-            slash_commands_invocations: 0, slash_commands_by_name: [], hooks_invocations: 2, hooks_by_event: [{ event: NAMES[0], matcher: NAMES[1], command: NAMES[2], count: 2 }],
-            web_users: 0, autonomy_ratio_avg: 1, autonomy_ratio_p50: 1, autonomy_ratio_p90: 1, tool_calls_per_session_avg: 1, user_turns_per_session_avg: 1,
+            date,
+            tool_calls: 11,
+            by_tool: [
+              { tool: NAMES[0], invocations: 5 },
+              { tool: NAMES[1], invocations: 6 },
+            ],
+            mcp_users_with_mcp: 1,
+            mcp_by_server: [
+              { server: NAMES[2], invocations: 1 },
+              { server: NAMES[1], invocations: 2 },
+            ],
+            skills_invocations: 0,
+            skills_by_name: [],
+            slash_commands_invocations: 0,
+            slash_commands_by_name: [],
+            hooks_invocations: 2,
+            hooks_by_event: [{ event: NAMES[0], matcher: NAMES[1], command: NAMES[2], count: 2 }],
+            web_users: 0,
+            autonomy_ratio_avg: 1,
+            autonomy_ratio_p50: 1,
+            autonomy_ratio_p90: 1,
+            tool_calls_per_session_avg: 1,
+            user_turns_per_session_avg: 1,
             tool_autonomy_level_ratio: { auto_high: 1, auto_medium: 0, auto_low: 0, manual: 0 },
           })),
           meta,
         });
       case "/api/v1/analytics/productivity":
-        return send({ data: rows((date) => ({ date, files_created: 1, files_edited: 2, git_commits: 1, git_prs_created: 0, by_extension: [], by_language: [{ language: NAMES[1], count: 3 }, { language: NAMES[0], count: 4 }] })), meta });
+        return send({
+          data: rows((date) => ({
+            date,
+            files_created: 1,
+            files_edited: 2,
+            git_commits: 1,
+            git_prs_created: 0,
+            by_extension: [],
+            by_language: [
+              { language: NAMES[1], count: 3 },
+              { language: NAMES[0], count: 4 },
+            ],
+          })),
+          meta,
+        });
       case "/api/v1/analytics/users":
         return send({
           data: rows((date) =>
             NAMES.map((name, n) => ({
-              user_id: name, user_email: `${name}@example.com`, date, tool_calls: 1, billable_tokens: n + (date === second ? 1 : 0), primary_model: NAMES[(n + 1) % NAMES.length], primary_model_tier: "standard",
-              files_created: 0, files_edited: 0, git_commits: 0, git_prs_created: 0, mcp_calls: 0, skill_calls: 0, slash_commands: 0, hooks: 0, sessions: 1,
-              messages: 1, user_messages: 1, assistant_messages: 0, autonomy_ratio: 1, delegation_level: "manual", languages: [],
+              user_id: name,
+              user_email: `${name}@example.com`,
+              date,
+              tool_calls: 1,
+              billable_tokens: n + (date === second ? 1 : 0),
+              primary_model: NAMES[(n + 1) % NAMES.length],
+              primary_model_tier: "standard",
+              files_created: 0,
+              files_edited: 0,
+              git_commits: 0,
+              git_prs_created: 0,
+              mcp_calls: 0,
+              skill_calls: 0,
+              slash_commands: 0,
+              hooks: 0,
+              sessions: 1,
+              messages: 1,
+              user_messages: 1,
+              assistant_messages: 0,
+              autonomy_ratio: 1,
+              delegation_level: "manual",
+              languages: [],
             })),
           ),
           meta: { ...meta, has_more: false, next_cursor: null },
@@ -368,9 +477,17 @@ describe("names the API chooses are data, never an object's own properties", () 
   afterAll(() => new Promise((resolve) => server?.close(resolve)));
 
   test("credits, clients, tools, servers, languages, hooks and people named like Object.prototype's properties add up", async () => {
-    const named = await buildAnalyticsReport(new OrgAgent({ baseUrl: base, apiKey: "oa-test-key-123456", maxRetries: 0, logLevel: "off" }), { startDate: first, endDate: second });
+    const named = await buildAnalyticsReport(
+      new OrgAgent({ baseUrl: base, apiKey: "oa-test-key-123456", maxRetries: 0, logLevel: "off" }),
+      { startDate: first, endDate: second },
+    );
     expect(named.credits.total).toBe(63);
-    expect(named.credits.byModel.map(({ model, credits }) => [model, credits])).toEqual([["toString", 30], ["__proto__", 20], ["constructor", 11], ["hasOwnProperty", 2]]);
+    expect(named.credits.byModel.map(({ model, credits }) => [model, credits])).toEqual([
+      ["toString", 30],
+      ["__proto__", 20],
+      ["constructor", 11],
+      ["hasOwnProperty", 2],
+    ]);
     expect(named.credits.daily.map((d) => ({ ...d.byModel }))).toEqual([
       JSON.parse('{"constructor":10,"__proto__":20,"toString":30}'),
       { constructor: 1, hasOwnProperty: 2 },
@@ -382,11 +499,26 @@ describe("names the API chooses are data, never an object's own properties", () 
       { client: "__proto__", averageDailyActiveUsers: 1, peakDailyActiveUsers: 2 },
       { client: "constructor", averageDailyActiveUsers: 0.5, peakDailyActiveUsers: 1 },
     ]);
-    expect(named.tools.top.map(({ tool, calls }) => [tool, calls])).toEqual([["__proto__", 12], ["constructor", 10]]);
-    expect(named.tools.mcpServers.map(({ server, calls }) => [server, calls])).toEqual([["__proto__", 4], ["toString", 2]]);
-    expect(named.productivity.byLanguage.map(({ language, files }) => [language, files])).toEqual([["constructor", 8], ["__proto__", 6]]);
+    expect(named.tools.top.map(({ tool, calls }) => [tool, calls])).toEqual([
+      ["__proto__", 12],
+      ["constructor", 10],
+    ]);
+    expect(named.tools.mcpServers.map(({ server, calls }) => [server, calls])).toEqual([
+      ["__proto__", 4],
+      ["toString", 2],
+    ]);
+    expect(named.productivity.byLanguage.map(({ language, files }) => [language, files])).toEqual([
+      ["constructor", 8],
+      ["__proto__", 6],
+    ]);
     expect(named.hooks.byHook).toEqual([{ event: "constructor", matcher: "__proto__", command: "toString", executions: 4 }]);
-    expect(named.topUsers.top.map((user) => [user.userId, user.credits])).toEqual([["valueOf", 9], ["hasOwnProperty", 7], ["toString", 5], ["__proto__", 3], ["constructor", 1]]);
+    expect(named.topUsers.top.map((user) => [user.userId, user.credits])).toEqual([
+      ["valueOf", 9],
+      ["hasOwnProperty", 7],
+      ["toString", 5],
+      ["__proto__", 3],
+      ["constructor", 1],
+    ]);
 
     const html = renderReportHtml(named);
     expect(html).not.toMatch(/NaN|undefined|\[object |function /);
@@ -424,7 +556,9 @@ describe("the page", () => {
   test("draws a one-day report too, without a word on the console", async () => {
     const oneDay = await buildAnalyticsReport(client(), { startDate: range.endDate, endDate: range.endDate });
     const said: unknown[] = [];
-    const spies = (["log", "warn", "error"] as const).map((level) => vi.spyOn(console, level).mockImplementation((...args) => said.push(args)));
+    const spies = (["log", "warn", "error"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args) => said.push(args)),
+    );
     try {
       expect(renderReportHtml(oneDay)).toContain(`<section id="credits">`);
     } finally {

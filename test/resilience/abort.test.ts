@@ -192,7 +192,11 @@ describe("bulk jobs: every abort is an APIUserAbortError whose cause is the sign
   it("analytics.users with concurrency: abort(reason) before anything is sent, and while windows wait for their turn", async () => {
     const reason = new Error("shutting down");
     const server = await serve(() => ({ kind: "stall" }));
-    const before = await rejection(clientOf(server).analytics.users(DAYS, { concurrency: 4, signal: AbortSignal.abort(reason) }).toArray());
+    const before = await rejection(
+      clientOf(server)
+        .analytics.users(DAYS, { concurrency: 4, signal: AbortSignal.abort(reason) })
+        .toArray(),
+    );
     expect(before).toBeInstanceOf(APIUserAbortError);
     expect(before.cause).toBe(reason);
     expect(server.requests).toHaveLength(0);

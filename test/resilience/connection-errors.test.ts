@@ -58,7 +58,9 @@ describe("a refused connection (a real one)", () => {
 
 describe("every address tried refused (an AggregateError without a code of its own)", () => {
   it("not sent: a write is tried again, each time", async () => {
-    const { error, attempts } = await failingWith(fetchFailed(new AggregateError([refused("10.0.0.1:443"), refused("10.0.0.2:443")], ""))).write();
+    const { error, attempts } = await failingWith(
+      fetchFailed(new AggregateError([refused("10.0.0.1:443"), refused("10.0.0.2:443")], "")),
+    ).write();
     expect(error.notSent).toBe(true);
     expect(attempts).toBe(3);
     expect(error.message).toBe(`Connection error: fetch failed ${SESSION}`);
@@ -102,7 +104,8 @@ describe("the chain of causes", () => {
   });
 
   it("a refused code counts within five levels of causes: at the fifth it is not sent, deeper it proves nothing", async () => {
-    const wrapped = (depth: number) => chain(...Array.from({ length: depth - 1 }, (_, i) => new Error(`layer ${i + 1}`)), refused("10.0.0.1:443"));
+    const wrapped = (depth: number) =>
+      chain(...Array.from({ length: depth - 1 }, (_, i) => new Error(`layer ${i + 1}`)), refused("10.0.0.1:443"));
     const fifth = await failingWith(wrapped(5)).write();
     expect([fifth.error.notSent, fifth.attempts]).toEqual([true, 3]);
     const sixth = await failingWith(wrapped(6)).write();
@@ -131,7 +134,13 @@ describe("a fetch that resolves to something that is not a Response", () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
     try {
-      const client = new OrgAgent({ apiKey: "test-key", baseUrl: BASE, fetch: async () => answer as never, maxRetries: 0, logLevel: "off" });
+      const client = new OrgAgent({
+        apiKey: "test-key",
+        baseUrl: BASE,
+        fetch: async () => answer as never,
+        maxRetries: 0,
+        logLevel: "off",
+      });
       const error = await rejection(client.computers.get("cmp_1"));
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(error.message).toMatch(/^Connection error: .* \[getComputer: GET http:\/\/127\.0\.0\.1:9\/api\/v0\/computers\/cmp_1\]$/);

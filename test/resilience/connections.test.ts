@@ -89,7 +89,9 @@ describe("the connection closes the moment an attempt ends", () => {
     const server = await serve(answer);
     const signal = abortAfter === undefined ? undefined : AbortSignal.timeout(abortAfter);
     const started = performance.now();
-    const error = await clientOf(server, options).computers.get("cmp_1", { signal }).catch((e) => e);
+    const error = await clientOf(server, options)
+      .computers.get("cmp_1", { signal })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(errorClass);
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(server.requests).toBe((options.maxRetries ?? 0) + 1);
@@ -124,7 +126,9 @@ describe("a fetch that ignores its signal", () => {
   it("a body that stalls still ends on time, as a timeout (not as the part that came, parsed), its connection closed", async () => {
     const server = await serve(headersThenStall(200));
     const started = performance.now();
-    const error = await clientOf(server, { fetch: deaf, timeout: 150 }).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(server, { fetch: deaf, timeout: 150 })
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(error.message).toMatch(/^Request timed out after 150 ms \[/);
     expect(performance.now() - started).toBeLessThan(2_000);
@@ -137,7 +141,9 @@ describe("a fetch that ignores its signal", () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on("unhandledRejection", onUnhandled);
     try {
-      const error = await clientOf(server, { fetch: deaf, timeout: 100 }).computers.get("cmp_1").catch((e) => e);
+      const error = await clientOf(server, { fetch: deaf, timeout: 100 })
+        .computers.get("cmp_1")
+        .catch((e) => e);
       expect(error).toBeInstanceOf(APIConnectionTimeoutError);
       // The late 204 arrives 300 ms after the request, and is handed over on the next turns of the event loop.
       expect(await server.drained(2_000, "holding")).toBe(0);
@@ -208,7 +214,10 @@ describe("a program whose calls failed exits at once (a child process, timed fro
       killAfter: 25_000,
     });
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ errors: { APIConnectionTimeoutError: 300 }, healthy: (success("getComputer") as { id: string }).id });
+    expect(JSON.parse(run.stdout)).toEqual({
+      errors: { APIConnectionTimeoutError: 300 },
+      healthy: (success("getComputer") as { id: string }).id,
+    });
     expect(server.open("holding")).toBe(0);
   }, 30_000);
 

@@ -99,7 +99,9 @@ describe("Authorization comes from apiKey only", () => {
 
   it("a call's header replaces the client's header of the same name in any letter case, instead of joining it", async () => {
     const server = await scripted();
-    await clientOf(server, { headers: { "X-Team": "blue" } }).computers.get("cmp_1", { headers: { "x-team": "red", accept: "application/vnd.orgagent+json" } });
+    await clientOf(server, { headers: { "X-Team": "blue" } }).computers.get("cmp_1", {
+      headers: { "x-team": "red", accept: "application/vnd.orgagent+json" },
+    });
     expect(server.requests[0]!.headers["x-team"]).toBe("red");
     expect(server.requests[0]!.headers.accept).toBe("application/vnd.orgagent+json");
   });
@@ -107,7 +109,13 @@ describe("Authorization comes from apiKey only", () => {
 
 describe("an apiKey function that fails", () => {
   const failures: [string, () => unknown, RegExp][] = [
-    ["throws", () => { throw new Error("vault unreachable"); }, /threw/],
+    [
+      "throws",
+      () => {
+        throw new Error("vault unreachable");
+      },
+      /threw/,
+    ],
     ["rejects", () => Promise.reject(new TypeError("vault unreachable")), /threw/],
     ["returns undefined", () => undefined, /returned a value of type undefined/],
     ["returns a number", () => 42, /returned a value of type number/],
@@ -116,20 +124,23 @@ describe("an apiKey function that fails", () => {
     ["returns null", () => null, /returned null;/],
   ];
 
-  it.each(failures)("%s: an APIKeyFunctionError (an OrgAgentError), the original as cause, nothing sent, not retried", async (_, apiKey, message) => {
-    const server = await scripted();
-    let asked = 0;
-    const counted = () => (asked++, apiKey());
-    const error = await rejection(clientOf(server, { apiKey: counted as () => string, maxRetries: 2 }).computers.get("cmp_1"));
-    expect(error).toBeInstanceOf(APIKeyFunctionError);
-    expect(error).toBeInstanceOf(OrgAgentError);
-    expect(error.message).toMatch(message);
-    // What the function threw stays in `cause`: its text is the function's, not ours to repeat.
-    expect(error.message).not.toContain("vault");
-    if (/threw/.test(error.message)) expect(error.cause).toMatchObject({ message: "vault unreachable" });
-    expect(asked).toBe(1);
-    expect(server.requests).toHaveLength(0);
-  });
+  it.each(failures)(
+    "%s: an APIKeyFunctionError (an OrgAgentError), the original as cause, nothing sent, not retried",
+    async (_, apiKey, message) => {
+      const server = await scripted();
+      let asked = 0;
+      const counted = () => (asked++, apiKey());
+      const error = await rejection(clientOf(server, { apiKey: counted as () => string, maxRetries: 2 }).computers.get("cmp_1"));
+      expect(error).toBeInstanceOf(APIKeyFunctionError);
+      expect(error).toBeInstanceOf(OrgAgentError);
+      expect(error.message).toMatch(message);
+      // What the function threw stays in `cause`: its text is the function's, not ours to repeat.
+      expect(error.message).not.toContain("vault");
+      if (/threw/.test(error.message)) expect(error.cause).toMatchObject({ message: "vault unreachable" });
+      expect(asked).toBe(1);
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 });
 
 it("an apiKey that is neither a string nor a function is a ValidationError at construction naming its type", () => {
@@ -184,7 +195,9 @@ describe("browser-like environments", () => {
     vi.stubGlobal(global, {});
     const error = thrownBy(() => clientOf({ url: "http://127.0.0.1:9" }));
     expect(error).toBeInstanceOf(OrgAgentError);
-    expect(error.message).toMatch(/^orgagent does not run in a browser by default: its API key administers the organization, and any key in a web page can be read by anyone who opens the page/);
+    expect(error.message).toMatch(
+      /^orgagent does not run in a browser by default: its API key administers the organization, and any key in a web page can be read by anyone who opens the page/,
+    );
     expect(error.message).toContain("dangerouslyAllowBrowser: true");
   });
 

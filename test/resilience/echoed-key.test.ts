@@ -4,7 +4,7 @@
 // Location (`?token=KEY`) within the origin, and any other header.
 import { inspect } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { APIConnectionError, APIError, NotFoundError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
+import { APIConnectionError, type APIError, NotFoundError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
 import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
 
@@ -43,7 +43,14 @@ async function failure(call: Promise<unknown>) {
   const fields = ["message", "url", "requestId", "title", "detail"].map((name) => record[name]);
   const body = JSON.stringify((error as APIError).body ?? null);
   const headers = (error as APIError).headers ? JSON.stringify([...(error as APIError).headers]) : "";
-  const texts = [...fields.map(String), body, headers, inspect(error, { depth: 8, showHidden: true }), JSON.stringify(error), (error as Error).stack ?? ""];
+  const texts = [
+    ...fields.map(String),
+    body,
+    headers,
+    inspect(error, { depth: 8, showHidden: true }),
+    JSON.stringify(error),
+    (error as Error).stack ?? "",
+  ];
   return { error, texts };
 }
 
@@ -51,7 +58,11 @@ const withoutKey = (texts: string[]) => texts.filter((text) => text.includes(SEC
 
 describe("the key echoed back is scrubbed from every field of the error", () => {
   it("in an X-Request-Id header: requestId, headers, message", async () => {
-    const server = await serve((request) => ({ status: 500, headers: { "x-request-id": `req-${keyOf(request.headers)}` }, body: "upstream failed" }));
+    const server = await serve((request) => ({
+      status: 500,
+      headers: { "x-request-id": `req-${keyOf(request.headers)}` },
+      body: "upstream failed",
+    }));
     const { error, texts } = await failure(clientOn(server).computers.get("cmp_1"));
     expect((error as APIError).requestId).toBe("req-***");
     expect((error as APIError).headers.get("x-request-id")).toBe("req-***");
@@ -62,18 +73,28 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
   it("in a problem body: requestId, detail, title, body, message", async () => {
     const server = await serve((request) => {
       const key = keyOf(request.headers);
-      return { status: 404, body: { title: `No such key ${key}`, detail: `the key ${key} is unknown`, requestId: key, [key]: { nested: [key] } } };
+      return {
+        status: 404,
+        body: { title: `No such key ${key}`, detail: `the key ${key} is unknown`, requestId: key, [key]: { nested: [key] } },
+      };
     });
     const { error, texts } = await failure(clientOn(server).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ requestId: "***", title: "No such key ***", detail: "the key *** is unknown" });
-    expect((error as APIError).body).toEqual({ title: "No such key ***", detail: "the key *** is unknown", requestId: "***", "***": { nested: ["***"] } });
+    expect((error as APIError).body).toEqual({
+      title: "No such key ***",
+      detail: "the key *** is unknown",
+      requestId: "***",
+      "***": { nested: ["***"] },
+    });
     expect(withoutKey(texts)).toEqual([]);
   });
 
   it("in a same-origin redirect's Location: the url the error names, and its message", async () => {
     const server = await serve((request) =>
-      request.query.has("token") ? { status: 404, body: { title: "Not Found" } } : { status: 302, headers: { location: `${request.pathname}?token=${keyOf(request.headers)}` } },
+      request.query.has("token")
+        ? { status: 404, body: { title: "Not Found" } }
+        : { status: 302, headers: { location: `${request.pathname}?token=${keyOf(request.headers)}` } },
     );
     const { error, texts } = await failure(clientOn(server).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(NotFoundError);
@@ -83,7 +104,10 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
   });
 
   it("in a redirect the SDK refuses (a loop): the message that shows the loop, and the redirect's headers", async () => {
-    const server = await serve((request) => ({ status: 302, headers: { location: `/api/v0/computers/cmp_1?token=${keyOf(request.headers)}` } }));
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: `/api/v0/computers/cmp_1?token=${keyOf(request.headers)}` },
+    }));
     const { error, texts } = await failure(clientOn(server).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(RedirectError);
     expect((error as Error).message).toContain("?token=***");
@@ -98,7 +122,10 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
       maxRetries: 0,
       logLevel: "off",
       // The second hop fails as a refused connection would.
-      fetch: (input, init) => (String(input instanceof Request ? input.url : input).includes("/gone") ? Promise.reject(new TypeError("fetch failed")) : fetch(input, init)),
+      fetch: (input, init) =>
+        String(input instanceof Request ? input.url : input).includes("/gone")
+          ? Promise.reject(new TypeError("fetch failed"))
+          : fetch(input, init),
     });
     const { error, texts } = await failure(dropping.computers.get("cmp_1"));
     expect(error).toBeInstanceOf(APIConnectionError);
@@ -119,7 +146,10 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
   });
 
   it("a credential header of the client, echoed back, is scrubbed too", async () => {
-    const server = await serve((request) => ({ status: 500, body: { title: "Failed", detail: `key ${String(request.headers["x-api-key"])}` } }));
+    const server = await serve((request) => ({
+      status: 500,
+      body: { title: "Failed", detail: `key ${String(request.headers["x-api-key"])}` },
+    }));
     const { error, texts } = await failure(clientOn(server, { headers: { "X-Api-Key": CALLER_SECRET } }).computers.get("cmp_1"));
     expect((error as APIError).detail).toBe("key ***");
     expect(withoutKey(texts)).toEqual([]);
@@ -142,8 +172,13 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
   });
 
   it("client.raw: an error it throws (a refused redirect) is scrubbed as a resource method's is", async () => {
-    const server = await serve((request) => ({ status: 302, headers: { location: `/api/v0/computers/cmp_1?token=${keyOf(request.headers)}` } }));
-    const { error, texts } = await failure(clientOn(server).raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } }));
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: `/api/v0/computers/cmp_1?token=${keyOf(request.headers)}` },
+    }));
+    const { error, texts } = await failure(
+      clientOn(server).raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } }),
+    );
     expect(error).toBeInstanceOf(RedirectError);
     expect(withoutKey(texts)).toEqual([]);
   });

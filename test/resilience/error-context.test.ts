@@ -161,12 +161,14 @@ describe("credentials never appear", () => {
     const target = await startLoopback(() => ({ body: success("getComputer") }));
     const server = await startLoopback(() => ({
       status: 302,
-      headers: { location: target.url.replace("http://", "http://user:url-password@") + "/api/v0/computers/cmp_1" },
+      headers: { location: `${target.url.replace("http://", "http://user:url-password@")}/api/v0/computers/cmp_1` },
     }));
     loopbacks.push(target, server);
     const error = await rejection(new OrgAgent({ apiKey: "k", baseUrl: server.url, logLevel: "off" }).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(RedirectError);
-    expect(error.message).toContain(`a user name or password in it (${target.url.replace("http://", "http://***@")}/api/v0/computers/cmp_1)`);
+    expect(error.message).toContain(
+      `a user name or password in it (${target.url.replace("http://", "http://***@")}/api/v0/computers/cmp_1)`,
+    );
     expect(target.requests).toHaveLength(0);
     // Only `headers`, the server's own answer as it came, still holds its Location.
     expect([error.message, error.stack, error.url].join("\n")).not.toContain("url-password");
@@ -179,7 +181,9 @@ describe("credentials never appear", () => {
     const client = new OrgAgent({ apiKey: "k", baseUrl: "http://127.0.0.1:9", fetch: failing, maxRetries: 0, logLevel: "off" });
     const error = await rejection(client.computers.get("cmp_1"));
     expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe("Connection error: could not reach https://***@proxy.internal:3128/ [getComputer: GET http://127.0.0.1:9/api/v0/computers/cmp_1]");
+    expect(error.message).toBe(
+      "Connection error: could not reach https://***@proxy.internal:3128/ [getComputer: GET http://127.0.0.1:9/api/v0/computers/cmp_1]",
+    );
     // The fetch's own error stays the cause, as thrown: it is the caller's fetch that wrote it.
     expect(error.cause.message).toContain("proxy-password");
   });

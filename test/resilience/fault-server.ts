@@ -64,9 +64,7 @@ export interface FaultServer {
 
 export type Plan = (request: Omit<ReceivedRequest, "fault">) => Fault;
 
-const WRITES = new Set(
-  (Object.keys(operations) as OperationId[]).filter((id) => operations[id].method !== "GET"),
-);
+const WRITES = new Set((Object.keys(operations) as OperationId[]).filter((id) => operations[id].method !== "GET"));
 const IDEMPOTENT = (id: OperationId) => ["GET", "PUT"].includes(operations[id].method);
 
 const routes = (Object.keys(operations) as OperationId[]).map((operationId) => {

@@ -58,13 +58,17 @@ describe("a gzip bomb refused at maxResponseSize", () => {
   it.each([
     ["a resource method", "client.computers.get('cmp_1')"],
     ["client.raw", "client.raw.GET('/api/v0/computers/{computerId}', { params: { path: { computerId: 'cmp_1' } } })"],
-  ])("%s: a ResponseTooLargeError, and the process grows by less than twice the limit", async (_, call) => {
-    const script = await bundle({ source: program(call) });
-    const run = await runTimed(script, [url], { command: [process.execPath, "--expose-gc"], killAfter: 60_000 });
-    expect(run.stderr).toBe("");
-    const { error, limit, grew } = JSON.parse(run.stdout) as { error: string; limit: number; grew: number };
-    expect([error, limit]).toEqual(["ResponseTooLargeError", LIMIT]);
-    // The limit's worth of bytes is read and kept; decoding them, or what came after, would cost twice that more.
-    expect(grew).toBeLessThan(2 * LIMIT);
-  }, 90_000);
+  ])(
+    "%s: a ResponseTooLargeError, and the process grows by less than twice the limit",
+    async (_, call) => {
+      const script = await bundle({ source: program(call) });
+      const run = await runTimed(script, [url], { command: [process.execPath, "--expose-gc"], killAfter: 60_000 });
+      expect(run.stderr).toBe("");
+      const { error, limit, grew } = JSON.parse(run.stdout) as { error: string; limit: number; grew: number };
+      expect([error, limit]).toEqual(["ResponseTooLargeError", LIMIT]);
+      // The limit's worth of bytes is read and kept; decoding them, or what came after, would cost twice that more.
+      expect(grew).toBeLessThan(2 * LIMIT);
+    },
+    90_000,
+  );
 });

@@ -23,24 +23,69 @@ const html = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><b
 const cases: [string, Fault, RegExp, OperationId[]][] = [
   ["not JSON", { kind: "raw", headers: json, body: "OK" }, /not valid JSON: OK/, [ENVELOPED, PLAIN]],
   ["truncated JSON", { kind: "raw", headers: json, body: '{"data":[{"date":"2026-03' }, /not valid JSON: \{"data"/, [ENVELOPED, PLAIN]],
-  ["an HTML page from a proxy", { kind: "raw", headers: { "content-type": "text/html" }, body: html }, /got text\/html: <!DOCTYPE html>/, [ENVELOPED, PLAIN]],
+  [
+    "an HTML page from a proxy",
+    { kind: "raw", headers: { "content-type": "text/html" }, body: html },
+    /got text\/html: <!DOCTYPE html>/,
+    [ENVELOPED, PLAIN],
+  ],
   ["an empty 200", { kind: "raw", headers: { ...json, "content-length": "0" }, body: "" }, /body is empty/, [ENVELOPED, PLAIN]],
   ["a blank 200", { kind: "raw", headers: json, body: " \n" }, /body is empty/, [ENVELOPED, PLAIN]],
-  ["JSON with a wrong content type", { kind: "raw", headers: { "content-type": "text/plain" }, body: "{}" }, /got text\/plain: \{\}/, [ENVELOPED, PLAIN]],
+  [
+    "JSON with a wrong content type",
+    { kind: "raw", headers: { "content-type": "text/plain" }, body: "{}" },
+    /got text\/plain: \{\}/,
+    [ENVELOPED, PLAIN],
+  ],
   ["an array instead of an object", { kind: "raw", headers: json, body: "[]" }, /expected a JSON object: \[\]/, [ENVELOPED, PLAIN]],
   ["null", { kind: "raw", headers: json, body: "null" }, /expected a JSON object: null/, [ENVELOPED, PLAIN]],
   ["a bare string", { kind: "raw", headers: json, body: '"ok"' }, /expected a JSON object: "ok"/, [ENVELOPED, PLAIN]],
-  ["an object without the `data` envelope", { kind: "raw", headers: json, body: '{"meta":{}}' }, /the required field `data` is missing/, [ENVELOPED]],
+  [
+    "an object without the `data` envelope",
+    { kind: "raw", headers: json, body: '{"meta":{}}' },
+    /the required field `data` is missing/,
+    [ENVELOPED],
+  ],
   // Every operation: each success body must have the spec's required top-level fields (a created session
   // answered with `{}` is not a session).
   ["an empty object", { kind: "raw", headers: json, body: "{}" }, /the required field `\w+` is missing: \{\}/, operationIds],
-  ["a required field of the wrong type", { kind: "raw", headers: json, body: '{"id":7,"name":"a","providerType":"b","createdAt":1}' }, /expected `id` to be a string/, [PLAIN]],
-  ["a number field that is a string", { kind: "raw", headers: json, body: '{"id":"c","name":"a","providerType":"b","createdAt":"yesterday"}' }, /expected `createdAt` to be a number: \{"id"/, [PLAIN]],
-  ["an integer field that is a string", { kind: "raw", status: 201, headers: json, body: '{"sessionId":"s","status":"idle","messageCount":"3","createdAt":1,"updatedAt":1}' }, /expected `messageCount` to be an integer: \{"sessionId"/, ["createSession"]],
-  ["a content type that only starts like JSON's", { kind: "raw", headers: { "content-type": "application/json-seq" }, body: "{}" }, /expected JSON, got application\/json-seq: \{\}/, [PLAIN]],
+  [
+    "a required field of the wrong type",
+    { kind: "raw", headers: json, body: '{"id":7,"name":"a","providerType":"b","createdAt":1}' },
+    /expected `id` to be a string/,
+    [PLAIN],
+  ],
+  [
+    "a number field that is a string",
+    { kind: "raw", headers: json, body: '{"id":"c","name":"a","providerType":"b","createdAt":"yesterday"}' },
+    /expected `createdAt` to be a number: \{"id"/,
+    [PLAIN],
+  ],
+  [
+    "an integer field that is a string",
+    { kind: "raw", status: 201, headers: json, body: '{"sessionId":"s","status":"idle","messageCount":"3","createdAt":1,"updatedAt":1}' },
+    /expected `messageCount` to be an integer: \{"sessionId"/,
+    ["createSession"],
+  ],
+  [
+    "a content type that only starts like JSON's",
+    { kind: "raw", headers: { "content-type": "application/json-seq" }, body: "{}" },
+    /expected JSON, got application\/json-seq: \{\}/,
+    [PLAIN],
+  ],
   ["a 204, no body at all", { kind: "raw", status: 204, body: "" }, /^204: the response body is empty, expected JSON \[/, [PLAIN]],
-  ["an empty 200: nothing to show after the reason", { kind: "raw", headers: json, body: "" }, /^200: the response body is empty, expected JSON \[getComputer: GET /, [PLAIN]],
-  ["`data` that is not an array", { kind: "raw", headers: json, body: '{"data":{},"meta":{}}' }, /expected `data` to be an array/, [ENVELOPED]],
+  [
+    "an empty 200: nothing to show after the reason",
+    { kind: "raw", headers: json, body: "" },
+    /^200: the response body is empty, expected JSON \[getComputer: GET /,
+    [PLAIN],
+  ],
+  [
+    "`data` that is not an array",
+    { kind: "raw", headers: json, body: '{"data":{},"meta":{}}' },
+    /expected `data` to be an array/,
+    [ENVELOPED],
+  ],
   ["a body cut off in transfer", { kind: "truncate" }, /cut off after \d+ characters: \{/, [ENVELOPED, PLAIN]],
 ];
 
@@ -115,7 +160,9 @@ describe("a body cut off in transfer", () => {
     try {
       const error = await rejection(calls[PLAIN](clientOf(server, { maxRetries: 0 }), {}));
       expect(error).toBeInstanceOf(APIError);
-      expect(error.message).toBe(`200: the response body was cut off after 0 characters [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
+      expect(error.message).toBe(
+        `200: the response body was cut off after 0 characters [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`,
+      );
     } finally {
       await server.close();
     }

@@ -155,9 +155,18 @@ it("an attempt times out after the documented default, 60 s, when no timeout is 
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   try {
     // A fetch that never answers: only the SDK's own timer can end the attempt.
-    const client = new OrgAgent({ apiKey: "test-key", baseUrl: "http://127.0.0.1:9", maxRetries: 0, logLevel: "off", fetch: () => new Promise(() => {}) });
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: "http://127.0.0.1:9",
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: () => new Promise(() => {}),
+    });
     let outcome: unknown;
-    client.computers.get("cmp_1").then((value) => (outcome = value), (error: unknown) => (outcome = error));
+    client.computers.get("cmp_1").then(
+      (value) => (outcome = value),
+      (error: unknown) => (outcome = error),
+    );
     await vi.advanceTimersByTimeAsync(defaultMs - 1);
     expect(outcome).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
@@ -210,7 +219,11 @@ describe("a list whose pages stay empty but keep saying there is more", () => {
     serve(({ n }) => ({
       kind: "raw",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ...(success("listEnterpriseControlsHistory") as object), changes: [], pagination: { hasMore: true, nextCursor: `rev_${1e6 - n}` } }),
+      body: JSON.stringify({
+        ...(success("listEnterpriseControlsHistory") as object),
+        changes: [],
+        pagination: { hasMore: true, nextCursor: `rev_${1e6 - n}` },
+      }),
     }));
 
   it(`ends in PaginationError after ${MAX_EMPTY_PAGES} such pages, also with maxItems`, async () => {

@@ -58,7 +58,12 @@ describe.each([301, 302, 303, 307, 308])("a %i", (status) => {
     );
     await expect(clientOn(server.url).computers.get("moved", { headers: { "X-Call": "call-1" } })).resolves.toEqual(success("getComputer"));
     const [, followed] = server.requests;
-    expect(followed!.headers).toMatchObject({ authorization: `Bearer ${SECRET}`, "x-api-key": "xak-client-1", "x-team": "blue", "x-call": "call-1" });
+    expect(followed!.headers).toMatchObject({
+      authorization: `Bearer ${SECRET}`,
+      "x-api-key": "xak-client-1",
+      "x-team": "blue",
+      "x-call": "call-1",
+    });
   });
 
   it("to another origin (another port) arrives without the key or any of the caller's headers", async () => {
@@ -212,7 +217,9 @@ describe("what a redirect keeps", () => {
   it("a redirect without a body (as a caller's fetch may build one) is followed", async () => {
     const server = await serve(answering);
     const fetching: typeof fetch = async (input, init) =>
-      String(input).includes("/old/") ? new Response(null, { status: 307, headers: { location: String(input).replace("/old", "") } }) : fetch(input, init);
+      String(input).includes("/old/")
+        ? new Response(null, { status: 307, headers: { location: String(input).replace("/old", "") } })
+        : fetch(input, init);
     await expect(clientOn(`${server.url}/old`, { fetch: fetching }).computers.get("cmp_1")).resolves.toEqual(success("getComputer"));
     expect(server.requests.map((r) => r.pathname)).toEqual(["/api/v0/computers/cmp_1"]);
   });
@@ -235,14 +242,17 @@ describe("client.raw follows the same rules", () => {
     expect(Object.keys(headers).filter((name) => name.startsWith("x-"))).toEqual([]);
   });
 
-  it.each([307, 308])("a write that a %i would send on to another origin is refused: a RedirectError, nothing sent there", async (status) => {
-    const target = await serve(answering);
-    const origin = await serve(redirecting(status, () => target.url));
-    const error = await rejection(rawCreateSession(clientOn(origin.url)));
-    expect(error).toBeInstanceOf(RedirectError);
-    expect(error.message).toContain(`refused to send the POST on to another origin (${target.url})`);
-    expect(target.requests).toHaveLength(0);
-  });
+  it.each([307, 308])(
+    "a write that a %i would send on to another origin is refused: a RedirectError, nothing sent there",
+    async (status) => {
+      const target = await serve(answering);
+      const origin = await serve(redirecting(status, () => target.url));
+      const error = await rejection(rawCreateSession(clientOn(origin.url)));
+      expect(error).toBeInstanceOf(RedirectError);
+      expect(error.message).toContain(`refused to send the POST on to another origin (${target.url})`);
+      expect(target.requests).toHaveLength(0);
+    },
+  );
 
   it("a 303 after a write becomes a GET without the body, the key or the caller's headers", async () => {
     const target = await serve(answering);
@@ -283,7 +293,10 @@ describe("client.raw follows the same rules", () => {
 
   it("a HEAD stays a HEAD after a 303, and is followed to another origin without the key", async () => {
     const head = (client: OrgAgent) =>
-      (client.raw as any).HEAD("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } }, headers: { "X-Call": "call-1" } });
+      (client.raw as any).HEAD("/api/v0/computers/{computerId}", {
+        params: { path: { computerId: "cmp_1" } },
+        headers: { "X-Call": "call-1" },
+      });
     const target = await serve(answering);
     const origin = await serve((request) =>
       request.pathname.startsWith("/old")
@@ -319,7 +332,9 @@ describe("client.raw follows the same rules", () => {
     const server = await serve(answering);
     const fetching: typeof fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
-      return url.includes("/old/") ? new Response(null, { status: 307, headers: { location: url.replace("/old", "") } }) : fetch(input, init);
+      return url.includes("/old/")
+        ? new Response(null, { status: 307, headers: { location: url.replace("/old", "") } })
+        : fetch(input, init);
     };
     const { data } = await getComputer(clientOn(`${server.url}/old`, { fetch: fetching }), "cmp_1");
     expect(data).toEqual(success("getComputer"));

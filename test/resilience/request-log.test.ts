@@ -12,7 +12,8 @@ afterAll(() => {
 
 const LABEL = "GET /api/v0/computers/{computerId}";
 /** The JSON details of the debug lines that start with `prefix`. */
-const details = (lines: string[], prefix: string) => lines.filter((line) => line.startsWith(prefix)).map((line) => JSON.parse(line.slice(prefix.length)));
+const details = (lines: string[], prefix: string) =>
+  lines.filter((line) => line.startsWith(prefix)).map((line) => JSON.parse(line.slice(prefix.length)));
 
 describe("at debug", () => {
   it("each attempt's line going out carries its number, 1 for the first", async () => {
@@ -48,7 +49,10 @@ describe("at debug", () => {
 
 describe("at info", () => {
   it("a Retry-After over the cap: the wait asked for and the cap, in ms; nothing at warn", async () => {
-    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } }, { kind: "status", status: 429, headers: { "retry-after": "120" } });
+    const server = await scripted(
+      { kind: "status", status: 429, headers: { "retry-after": "120" } },
+      { kind: "status", status: 429, headers: { "retry-after": "120" } },
+    );
     const logger = captureLogger();
     const error = await rejection(clientOf(server, { logger, logLevel: "info", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
     expect(error).toBeInstanceOf(RateLimitError);

@@ -59,7 +59,9 @@ describe("a success body over maxResponseSize", () => {
   it("announced in Content-Length: refused before reading a byte, connection closed, not retried", async () => {
     const server = await serve(streaming(200, 600 * MB));
     const started = performance.now();
-    const error = await clientOf(server, { maxResponseSize: 1 * MB, maxRetries: 2 }).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(server, { maxResponseSize: 1 * MB, maxRetries: 2 })
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error).toMatchObject({ status: 200, limit: 1 * MB, size: 600 * MB, body: undefined });
     expect(error.message).toContain("629,145,600 bytes");
@@ -72,7 +74,9 @@ describe("a success body over maxResponseSize", () => {
 
   it("streamed without a length, never ending: reading stops just past the cap, connection closed, not retried", async () => {
     const server = await serve(streaming(200, Infinity, { announce: false }));
-    const error = await clientOf(server, { maxResponseSize: 4 * MB, maxRetries: 2 }).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(server, { maxResponseSize: 4 * MB, maxRetries: 2 })
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error).toMatchObject({ status: 200, limit: 4 * MB, size: undefined });
     expect(error.message).toMatch(/over 4,194,304 bytes, more than maxResponseSize/);
@@ -95,7 +99,9 @@ describe("a success body over maxResponseSize", () => {
     expect(await defaults.computers.get("cmp_1", { maxResponseSize: MB }).catch((e) => e)).toBeInstanceOf(ResponseTooLargeError);
     // Over the default, announced: refused without reading it.
     const huge = await serve(streaming(200, 300 * MB));
-    const error = await clientOf(huge).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(huge)
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(ResponseTooLargeError);
     expect(error).toMatchObject({ limit: 256 * MB, size: 300 * MB });
   });
@@ -104,14 +110,18 @@ describe("a success body over maxResponseSize", () => {
     const size = 256 * 1024;
     const server = await serve((res) => res.writeHead(200, { "content-type": "application/json" }).end(computerOfSize(size)));
     await expect(clientOf(server, { maxResponseSize: size }).computers.get("cmp_1")).resolves.toBeDefined();
-    await expect(clientOf(server, { maxResponseSize: size - 1, maxRetries: 0 }).computers.get("cmp_1")).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(clientOf(server, { maxResponseSize: size - 1, maxRetries: 0 }).computers.get("cmp_1")).rejects.toBeInstanceOf(
+      ResponseTooLargeError,
+    );
   });
 });
 
 describe("an error body", () => {
   it(`is read as far as its first ${ERROR_BODY_LIMIT / 1024} KiB on each attempt; error.body keeps no more`, async () => {
     const server = await serve(streaming(503, 100 * MB));
-    const error = await clientOf(server, { maxRetries: 2 }).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(server, { maxRetries: 2 })
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.status).toBe(503);
     expect(typeof error.body).toBe("string");
@@ -125,7 +135,9 @@ describe("an error body", () => {
   it("a problem document within the limit is parsed as before", async () => {
     const problem = { title: "Service Unavailable", detail: "down for maintenance", status: 503 };
     const server = await serve((res) => res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify(problem)));
-    const error = await clientOf(server, { maxRetries: 0 }).computers.get("cmp_1").catch((e) => e);
+    const error = await clientOf(server, { maxRetries: 0 })
+      .computers.get("cmp_1")
+      .catch((e) => e);
     expect(error).toMatchObject({ status: 503, body: problem, detail: "down for maintenance" });
   });
 });

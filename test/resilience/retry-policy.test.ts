@@ -8,7 +8,6 @@ import {
   APIError,
   AuthenticationError,
   BadRequestError,
-  ConflictError,
   InternalServerError,
   NotFoundError,
   OrgAgent,
@@ -29,12 +28,7 @@ const PUT = idempotent.find((id) => operations[id].method === "PUT")!;
 const call = (id: OperationId, client: ReturnType<typeof clientOf>, options = {}) => calls[id](client, options);
 
 const status = (code: number, headers?: Record<string, string>): Fault => ({ kind: "status", status: code, headers });
-const connectionFaults: Fault[] = [
-  { kind: "reset-before-read" },
-  { kind: "reset-after-apply" },
-  { kind: "stall" },
-  { kind: "truncate" },
-];
+const connectionFaults: Fault[] = [{ kind: "reset-before-read" }, { kind: "reset-after-apply" }, { kind: "stall" }, { kind: "truncate" }];
 const name = (fault: Fault) => (fault.kind === "status" ? `${fault.status}` : fault.kind);
 
 afterAll(() => {
@@ -127,9 +121,12 @@ describe("writes that are not idempotent go again only when the server surely di
   it("a refused connection never carried the request, so a write is retried (attempts counted at fetch)", async () => {
     const port = await unusedPort();
     const attempts: RequestInfo[] = [];
-    const client = clientOf({ url: `http://127.0.0.1:${port}` }, {
-      fetch: (input, init) => (attempts.push(input as RequestInfo), fetch(input, init)),
-    });
+    const client = clientOf(
+      { url: `http://127.0.0.1:${port}` },
+      {
+        fetch: (input, init) => (attempts.push(input as RequestInfo), fetch(input, init)),
+      },
+    );
     const error = await rejection(client.sessions.create({ computerId: "cmp_1" }));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error.message).toContain("ECONNREFUSED");
@@ -274,9 +271,7 @@ describe("timeouts and the deadline", () => {
   it("the deadline bounds the whole call across attempts and waits", async () => {
     const stalls = await scripted(...Array.from({ length: 5 }, (): Fault => ({ kind: "stall" })));
     let started = performance.now();
-    expect(await rejection(call(GET, clientOf(stalls, { timeout: 10_000 }), { deadline: 250 }))).toBeInstanceOf(
-      APIConnectionTimeoutError,
-    );
+    expect(await rejection(call(GET, clientOf(stalls, { timeout: 10_000 }), { deadline: 250 }))).toBeInstanceOf(APIConnectionTimeoutError);
     expect(performance.now() - started).toBeLessThan(2_000);
 
     const errors = await scripted(...Array.from({ length: 11 }, () => status(500)));

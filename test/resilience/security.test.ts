@@ -75,8 +75,14 @@ describe("the API key never shows", () => {
   });
 
   it.each([
-    ["an error body that is not JSON", { kind: "raw", status: 502, headers: { "content-type": "text/plain" }, body: `bad gateway for Bearer ${SECRET}` }],
-    ["a 2xx that is not the documented JSON", { kind: "raw", status: 200, headers: { "content-type": "text/html" }, body: `<p>${SECRET}</p>` }],
+    [
+      "an error body that is not JSON",
+      { kind: "raw", status: 502, headers: { "content-type": "text/plain" }, body: `bad gateway for Bearer ${SECRET}` },
+    ],
+    [
+      "a 2xx that is not the documented JSON",
+      { kind: "raw", status: 200, headers: { "content-type": "text/html" }, body: `<p>${SECRET}</p>` },
+    ],
   ] as const)("the key echoed in %s is scrubbed from the error", async (_, fault) => {
     const server = await scripted(fault);
     const error = await rejection(clientOf(server, { maxRetries: 0 }).computers.get("cmp_1"));
@@ -166,7 +172,9 @@ describe("logging", () => {
     const logger = captureLogger();
     // Resource methods refuse such a parameter before anything is sent; `raw` passes its parameters as they are.
     const query = { limit: 5, trace: 10n } as unknown as { limit: number };
-    await clientOf(server, { logger, logLevel: "debug" }).raw.GET("/api/v0/organization/enterprise-controls/history", { params: { query } });
+    await clientOf(server, { logger, logLevel: "debug" }).raw.GET("/api/v0/organization/enterprise-controls/history", {
+      params: { query },
+    });
     const sending = logger.lines.filter((line) => line.startsWith("debug [orgagent] →"));
     expect(sending).toHaveLength(1);
     expect(sending[0]).toMatch(/^debug \[orgagent\] → GET .* \[object Object\]$/);
@@ -179,7 +187,9 @@ describe("logging", () => {
       await logAt({ logger: undefined, logLevel: "info" });
       expect(info).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 3 attempts: /));
       const server = await scripted({ kind: "status", status: 503 });
-      await clientOf(server, { logger: undefined, logLevel: "info", maxRetries: 0 }).computers.get("cmp_1").catch(() => {});
+      await clientOf(server, { logger: undefined, logLevel: "info", maxRetries: 0 })
+        .computers.get("cmp_1")
+        .catch(() => {});
       expect(info).toHaveBeenCalledWith(expect.stringMatching(/^\[orgagent\] GET .* failed after 1 attempt: /));
     } finally {
       info.mockRestore();
@@ -187,7 +197,9 @@ describe("logging", () => {
   });
 
   it("at the default level, a failure the caller catches prints nothing", async () => {
-    const printed = (["error", "warn", "info", "debug", "log"] as const).map((level) => vi.spyOn(console, level).mockImplementation(() => {}));
+    const printed = (["error", "warn", "info", "debug", "log"] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation(() => {}),
+    );
     try {
       vi.stubEnv("ORGAGENT_LOG", "");
       const server = await scripted({ kind: "status", status: 503 }, { kind: "status", status: 429, headers: { "retry-after": "600" } });

@@ -57,7 +57,12 @@ async function evenDays(perDay: number, options: { delay?: number; fail?: (reque
         data.push({ ...ROW, date: dateOf(dayOf(start) + Math.floor(i / perDay)), user_id: `u${i % perDay}` });
       }
       const more = offset + limit < total;
-      return { body: { data, meta: { org_id: "org_test", start_date: start, end_date: end, has_more: more, next_cursor: more ? String(offset + limit) : null } } };
+      return {
+        body: {
+          data,
+          meta: { org_id: "org_test", start_date: start, end_date: end, has_more: more, next_cursor: more ? String(offset + limit) : null },
+        },
+      };
     } finally {
       state.inFlight--;
     }
@@ -77,7 +82,8 @@ async function evenDays(perDay: number, options: { delay?: number; fail?: (reque
 function windowsOf(pages: AnalyticsUsersResponse[]): Array<{ start: string; days: number }> {
   const windows: Array<{ start: string; days: number }> = [];
   for (const { meta } of pages) {
-    if (windows.at(-1)?.start !== meta.start_date) windows.push({ start: meta.start_date, days: dayOf(meta.end_date) - dayOf(meta.start_date) + 1 });
+    if (windows.at(-1)?.start !== meta.start_date)
+      windows.push({ start: meta.start_date, days: dayOf(meta.end_date) - dayOf(meta.start_date) + 1 });
   }
   return windows;
 }
@@ -198,7 +204,9 @@ describe("the caller's signal", () => {
     state.onRequest = () => setTimeout(() => controller.abort(new Error("enough")), 20);
     const started = performance.now();
     const query = { startDate: "2026-03-01", endDate: "2026-03-31", limit: 10 };
-    const error = await pagesOf(state.client.analytics.users(query, { concurrency: 4, signal: controller.signal }).pages()).catch((e: unknown) => e);
+    const error = await pagesOf(state.client.analytics.users(query, { concurrency: 4, signal: controller.signal }).pages()).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect((error as Error).cause).toMatchObject({ message: "enough" });
     expect(performance.now() - started).toBeLessThan(2_000);
@@ -221,7 +229,9 @@ describe("the caller's signal", () => {
     for (let i = 0; i < 3; i++) {
       await pagesOf(state.client.analytics.users({ startDate: "2026-03-10", endDate: "2026-03-20", limit: 10 }, options).pages());
       for await (const _ of state.client.analytics.users({ startDate: "2026-03-10", endDate: "2026-03-20", limit: 10 }, options)) break;
-      await pagesOf(state.client.analytics.users({ startDate: "2026-03-01", endDate: "2026-03-05", limit: 10 }, options).pages()).catch(() => {});
+      await pagesOf(state.client.analytics.users({ startDate: "2026-03-01", endDate: "2026-03-05", limit: 10 }, options).pages()).catch(
+        () => {},
+      );
     }
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
@@ -229,7 +239,9 @@ describe("the caller's signal", () => {
   it("an abort leaves no listener on the signal even when the export's iterator is left suspended, never resumed", async () => {
     const state = await evenDays(3);
     const controller = new AbortController();
-    const pages = state.client.analytics.users({ startDate: "2026-03-10", endDate: "2026-03-20", limit: 10 }, { concurrency: 4, signal: controller.signal }).pages();
+    const pages = state.client.analytics
+      .users({ startDate: "2026-03-10", endDate: "2026-03-20", limit: 10 }, { concurrency: 4, signal: controller.signal })
+      .pages();
     expect((await pages.next()).done).toBe(false);
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
     controller.abort();
@@ -240,7 +252,13 @@ describe("the caller's signal", () => {
     const state = await evenDays(3);
     const query = { startDate: "2026-03-01", endDate: "2026-03-31", limit: 10 };
     const rows = await state.client.analytics.users(query, { concurrency: 2, maxItems: 5 }).toArray();
-    expect(rows.map((row) => `${row.date} ${row.user_id}`)).toEqual(["2026-03-01 u0", "2026-03-01 u1", "2026-03-01 u2", "2026-03-02 u0", "2026-03-02 u1"]);
+    expect(rows.map((row) => `${row.date} ${row.user_id}`)).toEqual([
+      "2026-03-01 u0",
+      "2026-03-01 u1",
+      "2026-03-01 u2",
+      "2026-03-02 u0",
+      "2026-03-02 u1",
+    ]);
     expect(state.fetched).toBeLessThanOrEqual(3);
   });
 });

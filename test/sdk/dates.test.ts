@@ -13,7 +13,10 @@ const now = Date.UTC(2026, 10, 22, 0, 30);
 describe("dateRange", () => {
   test("yesterday is the day before today in UTC", () => {
     expect(dateRange.yesterday({ now })).toEqual({ startDate: "2026-11-21", endDate: "2026-11-21" });
-    expect(dateRange.yesterday({ now: new Date(Date.UTC(2026, 2, 1, 23, 59)) })).toEqual({ startDate: "2026-02-28", endDate: "2026-02-28" });
+    expect(dateRange.yesterday({ now: new Date(Date.UTC(2026, 2, 1, 23, 59)) })).toEqual({
+      startDate: "2026-02-28",
+      endDate: "2026-02-28",
+    });
   });
 
   test("lastDays(n) is the n days ending yesterday, also when they start before the first data day", () => {
@@ -127,12 +130,17 @@ describe("dateRange against the emulator: every range is accepted", () => {
     if (new Date().getUTCDate() > 1) ranges.push(dateRange.month(thisMonth));
     for (const range of ranges) {
       const page = await client.analytics.activity(range);
-      expect(page.data.map((row) => row.date)).toEqual(days(range.startDate < firstDataDay ? firstDataDay : range.startDate, range.endDate));
+      expect(page.data.map((row) => row.date)).toEqual(
+        days(range.startDate < firstDataDay ? firstDataDay : range.startDate, range.endDate),
+      );
     }
   });
 
   test("a month before the data: accepted, and no rows", async () => {
-    const [activity, users] = await Promise.all([client.analytics.activity(dateRange.month("2025-12")), client.analytics.users(dateRange.month("2025-12")).toArray()]);
+    const [activity, users] = await Promise.all([
+      client.analytics.activity(dateRange.month("2025-12")),
+      client.analytics.users(dateRange.month("2025-12")).toArray(),
+    ]);
     expect([activity.data, users]).toEqual([[], []]);
   });
 });

@@ -30,15 +30,22 @@ let service: ts.LanguageService;
 const at = (marker: string) => source.indexOf(`/*@${marker}*/`) + `/*@${marker}*/`.length;
 const hover = (marker: string) => ts.displayPartsToString(service.getQuickInfoAtPosition(file, at(marker))?.displayParts);
 const completions = (marker: string) =>
-  (service.getCompletionsAtPosition(file, at(marker), {})?.entries ?? []).filter((entry) => entry.kind !== "warning").map((entry) => entry.name).sort();
+  (service.getCompletionsAtPosition(file, at(marker), {})?.entries ?? [])
+    .filter((entry) => entry.kind !== "warning")
+    .map((entry) => entry.name)
+    .sort();
 
 beforeAll(() => {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, "tsconfig.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
     },
-  })!;
+  )!;
   const host: ts.LanguageServiceHost = {
     getScriptFileNames: () => [file],
     getScriptVersion: () => "1",
@@ -73,7 +80,8 @@ describe("hovers show the spec's names", () => {
   });
 
   it("nothing anywhere shows components[…]", () => {
-    for (const marker of ["computer", "status", "users", "row", "answer", "limits", "create"]) expect(hover(marker)).not.toContain("components");
+    for (const marker of ["computer", "status", "users", "row", "answer", "limits", "create"])
+      expect(hover(marker)).not.toContain("components");
   });
 });
 

@@ -29,7 +29,8 @@ async function serverThat(act: "reset" | "stall"): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const client = (baseUrl = "http://127.0.0.1:9", options = {}) => new OrgAgent({ apiKey: "error-fields-key", baseUrl, maxRetries: 0, logLevel: "off", ...options });
+const client = (baseUrl = "http://127.0.0.1:9", options = {}) =>
+  new OrgAgent({ apiKey: "error-fields-key", baseUrl, maxRetries: 0, logLevel: "off", ...options });
 
 async function rejected<E>(promise: PromiseLike<unknown>): Promise<E> {
   return Promise.resolve(promise).then(
@@ -43,11 +44,41 @@ describe("ValidationError: the rule a value broke, and its bound", () => {
   it.each([
     ["a page size over the maximum", () => client().analytics.users({ ...range, limit: 101 }), "query.limit", "maximum", 100],
     ["a page size under the minimum", () => client().analytics.users({ ...range, limit: 0 }), "query.limit", "minimum", 1],
-    ["a date after the latest (yesterday)", () => client().analytics.tokens({ ...range, endDate: "2999-01-01" }), "query.endDate", "latest", yesterdayUTC()],
-    ["an end before the start", () => client().analytics.tokens({ ...range, endDate: "2026-02-01", startDate: "2026-02-02" }), "query.endDate", "notBefore", "startDate"],
-    ["a day that does not exist", () => client().analytics.tokens({ ...range, startDate: "2026-02-30" }), "query.startDate", "format", undefined],
-    ["a value not in the enum", () => client().analytics.tokens({ ...range, group_by: "user" as "model" }), "query.group_by", "enum", ["model"]],
-    ["a missing required parameter", () => client().analytics.tokens({ startDate: range.startDate } as typeof range), "query.endDate", "required", undefined],
+    [
+      "a date after the latest (yesterday)",
+      () => client().analytics.tokens({ ...range, endDate: "2999-01-01" }),
+      "query.endDate",
+      "latest",
+      yesterdayUTC(),
+    ],
+    [
+      "an end before the start",
+      () => client().analytics.tokens({ ...range, endDate: "2026-02-01", startDate: "2026-02-02" }),
+      "query.endDate",
+      "notBefore",
+      "startDate",
+    ],
+    [
+      "a day that does not exist",
+      () => client().analytics.tokens({ ...range, startDate: "2026-02-30" }),
+      "query.startDate",
+      "format",
+      undefined,
+    ],
+    [
+      "a value not in the enum",
+      () => client().analytics.tokens({ ...range, group_by: "user" as "model" }),
+      "query.group_by",
+      "enum",
+      ["model"],
+    ],
+    [
+      "a missing required parameter",
+      () => client().analytics.tokens({ startDate: range.startDate } as typeof range),
+      "query.endDate",
+      "required",
+      undefined,
+    ],
     ["a name over its length", () => client().computers.getByName("x".repeat(64)), "path.name", "maxLength", 63],
     ["a request option out of its range", () => client().computers.get("cmp_1", { timeout: 0 }), "options.timeout", "option", undefined],
   ] as const)("%s", async (_, call, field, rule, bound) => {
@@ -59,7 +90,9 @@ describe("ValidationError: the rule a value broke, and its bound", () => {
 
 describe("APIConnectionError: the code of the failure, and whether the request left", () => {
   it("a refused connection: ECONNREFUSED, not sent", async () => {
-    const error = await rejected<APIConnectionError>(client(`http://127.0.0.1:${await unusedPort()}`).sessions.create({ computerId: "cmp_1" }));
+    const error = await rejected<APIConnectionError>(
+      client(`http://127.0.0.1:${await unusedPort()}`).sessions.create({ computerId: "cmp_1" }),
+    );
     expect(error).toBeInstanceOf(APIConnectionError);
     expect([error.code, error.notSent]).toEqual(["ECONNREFUSED", true]);
   });
@@ -80,7 +113,9 @@ describe("APIConnectionTimeoutError: which limit ran out", () => {
   });
 
   it("the call's deadline, shorter than the attempt's timeout", async () => {
-    const error = await rejected<APIConnectionTimeoutError>(client(await serverThat("stall"), { timeout: 10_000 }).computers.get("cmp_1", { deadline: 60 }));
+    const error = await rejected<APIConnectionTimeoutError>(
+      client(await serverThat("stall"), { timeout: 10_000 }).computers.get("cmp_1", { deadline: 60 }),
+    );
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect([error.limit, error.ms]).toEqual(["deadline", 60]);
   });

@@ -151,13 +151,47 @@ describe("each error class names itself", () => {
     const client = (options: ConstructorParameters<typeof OrgAgent>[0] = {}) =>
       new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 0, logLevel: "off", ...options });
     const met: [unknown, new (...args: any[]) => Error][] = [
-      [await client().computers.get("loop").catch((e: unknown) => e), RedirectError],
-      [await client({ maxResponseSize: 100 }).computers.get("cmp_1").catch((e: unknown) => e), ResponseTooLargeError],
-      [await client({ apiKey: () => { throw new Error("vault sealed"); } }).computers.get("cmp_1").catch((e: unknown) => e), APIKeyFunctionError],
-      [await client().computers.get("busy").catch((e: unknown) => e), ConflictError],
-      [await client().computers.get("odd").catch((e: unknown) => e), UnprocessableEntityError],
+      [
+        await client()
+          .computers.get("loop")
+          .catch((e: unknown) => e),
+        RedirectError,
+      ],
+      [
+        await client({ maxResponseSize: 100 })
+          .computers.get("cmp_1")
+          .catch((e: unknown) => e),
+        ResponseTooLargeError,
+      ],
+      [
+        await client({
+          apiKey: () => {
+            throw new Error("vault sealed");
+          },
+        })
+          .computers.get("cmp_1")
+          .catch((e: unknown) => e),
+        APIKeyFunctionError,
+      ],
+      [
+        await client()
+          .computers.get("busy")
+          .catch((e: unknown) => e),
+        ConflictError,
+      ],
+      [
+        await client()
+          .computers.get("odd")
+          .catch((e: unknown) => e),
+        UnprocessableEntityError,
+      ],
       // Readiness reports are served by the app host, and this client has none.
-      [await client().readiness.list().catch((e: unknown) => e), OrgAgentError],
+      [
+        await client()
+          .readiness.list()
+          .catch((e: unknown) => e),
+        OrgAgentError,
+      ],
     ];
     for (const [error, ErrorClass] of met) {
       expect(error).toBeInstanceOf(ErrorClass);
@@ -185,7 +219,9 @@ describe("a ValidationError shows the value it refused (hook input, as a hook co
   };
 
   it("a missing value is called so", () => {
-    expect(refusal({ session_id: "s" })).toBe("hookInput.hook_event_name: a missing value is not allowed; expected a non-empty string naming the event");
+    expect(refusal({ session_id: "s" })).toBe(
+      "hookInput.hook_event_name: a missing value is not allowed; expected a non-empty string naming the event",
+    );
   });
 
   it("as JSON: an array, an object, a string in quotes; numbers as they print", () => {

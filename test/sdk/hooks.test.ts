@@ -72,8 +72,18 @@ describe("rejections", () => {
   // JSON.parse reads arrays nested thousands deep; showing one in the message must not overflow the stack.
   it.each([
     ["the input", () => JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`), "hookInput", "an array"],
-    ["a field", () => ({ hook_event_name: "Stop", session_id: JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`), cwd: "/" }), "hookInput.session_id", "an array"],
-    ["an object in a field", () => ({ hook_event_name: "Stop", session_id: "s", cwd: JSON.parse(`${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`) }), "hookInput.cwd", "an object"],
+    [
+      "a field",
+      () => ({ hook_event_name: "Stop", session_id: JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`), cwd: "/" }),
+      "hookInput.session_id",
+      "an array",
+    ],
+    [
+      "an object in a field",
+      () => ({ hook_event_name: "Stop", session_id: "s", cwd: JSON.parse(`${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`) }),
+      "hookInput.cwd",
+      "an object",
+    ],
   ] as const)("%s nested 5,000 levels deep: a ValidationError that says what it is, not a RangeError", (_, input, field, shown) => {
     const error = catchError(() => parseHookInput(input()));
     expect(error).toBeInstanceOf(ValidationError);

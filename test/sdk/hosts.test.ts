@@ -65,9 +65,7 @@ describe("client.raw routes each path to its host", () => {
   it.each(Object.keys(operations) as OperationId[])("%s", async (operationId) => {
     const { method, path } = operations[operationId];
     const client = newClient();
-    const pathParams = Object.fromEntries(
-      [...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => [name, `sample-${name}`]),
-    );
+    const pathParams = Object.fromEntries([...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => [name, `sample-${name}`]));
     const query = operationId.startsWith("getAnalytics") || operationId === "listAnalyticsUsers" ? analyticsRange() : {};
     const body =
       operationId === "setUserLimits"
@@ -124,7 +122,9 @@ describe("host URLs are checked at construction", () => {
       }
       expect(error).toBeInstanceOf(OrgAgentError);
       expect((error as Error).message).toMatch(
-        new RegExp(`^Invalid ${option} ".*": expected an http\\(s\\) URL without user name or password \\(the key goes in \`apiKey\`\\)\\.$`),
+        new RegExp(
+          `^Invalid ${option} ".*": expected an http\\(s\\) URL without user name or password \\(the key goes in \`apiKey\`\\)\\.$`,
+        ),
       );
       expect((error as Error).message).not.toMatch(/admin|hun|ter|22/);
       if (url.includes("@")) expect((error as Error).message).toContain(`"https://***@api.example.com"`);

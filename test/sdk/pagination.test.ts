@@ -141,7 +141,9 @@ describe.each(KINDS)("%s", (kind) => {
   it("toArray() with a bad limit is a ValidationError before any request", async () => {
     const { api, client } = await serve(kind, makeItems(kind, 5));
     for (const limit of [-1, 1.5, Number.NaN, "3"]) {
-      const error = await list(client, kind, 3).toArray({ limit: limit as number }).catch((e: unknown) => e);
+      const error = await list(client, kind, 3)
+        .toArray({ limit: limit as number })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect(error).toMatchObject({ field: "options.limit" });
     }

@@ -36,7 +36,14 @@ async function scripted(...script: Array<ReturnType<Handler>>): Promise<Loopback
 }
 
 function clientOn(server: Loopback, options: ClientOptions = {}): OrgAgent {
-  return new OrgAgent({ apiKey: KEY, baseUrl: server.url, appUrl: server.url, backoff: { initial: 1, max: 1 }, logLevel: "off", ...options });
+  return new OrgAgent({
+    apiKey: KEY,
+    baseUrl: server.url,
+    appUrl: server.url,
+    backoff: { initial: 1, max: 1 },
+    logLevel: "off",
+    ...options,
+  });
 }
 
 /** A middleware that records what it sees. */
@@ -134,9 +141,14 @@ describe("one middleware sees every call", () => {
   it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
     const server = await scripted(...Array(6).fill({ status: 201, body: successExample("createSession") }));
     const calls = async (client: OrgAgent) => {
-      await client.sessions.create({ computerId: "cmp_1", cwd: "/src" }, { headers: { "X-Call": "c1", "content-type": "application/json; charset=utf-8" } });
+      await client.sessions.create(
+        { computerId: "cmp_1", cwd: "/src" },
+        { headers: { "X-Call": "c1", "content-type": "application/json; charset=utf-8" } },
+      );
       await client.sessions.create({ computerId: "cmp_1" });
-      await client.request("getSessionMessage", { path: { sessionId: "sess 1/ä", messageId: "msg_1" }, query: { computerId: "cmp_2" } }).catch(() => {});
+      await client
+        .request("getSessionMessage", { path: { sessionId: "sess 1/ä", messageId: "msg_1" }, query: { computerId: "cmp_2" } })
+        .catch(() => {});
     };
     await calls(clientOn(server, { headers: { "X-Team": "blue" } }));
     const observed = clientOn(server, { headers: { "X-Team": "blue" } });
@@ -148,12 +160,19 @@ describe("one middleware sees every call", () => {
     });
     expect(wire.slice(3)).toEqual(wire.slice(0, 3));
     expect(wire[1]!.headers["content-type"]).toBe("application/json");
-    expect(wire[0]!.headers).toMatchObject({ "content-type": "application/json; charset=utf-8", "x-call": "c1", "x-team": "blue", authorization: `Bearer ${KEY}` });
+    expect(wire[0]!.headers).toMatchObject({
+      "content-type": "application/json; charset=utf-8",
+      "x-call": "c1",
+      "x-team": "blue",
+      authorization: `Bearer ${KEY}`,
+    });
   });
 
   it("use() refuses what is not middleware, naming it", () => {
     const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
-    expect(() => client.use({} as Middleware)).toThrow(/^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/);
+    expect(() => client.use({} as Middleware)).toThrow(
+      /^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/,
+    );
   });
 });
 
@@ -175,7 +194,14 @@ describe("plugins: the seam of a rate controller", () => {
     const { events, infos, plugin } = listening();
     await clientOn(server, { plugins: [plugin] }).computers.get("cmp_1");
     expect(events).toEqual(["before 1", "after 1: 503", "before 2", "after 2: 200"]);
-    expect(infos[0]).toMatchObject({ operationId: "getComputer", method: "GET", path: COMPUTER, origin: server.url, attempt: 1, idempotent: true });
+    expect(infos[0]).toMatchObject({
+      operationId: "getComputer",
+      method: "GET",
+      path: COMPUTER,
+      origin: server.url,
+      attempt: 1,
+      idempotent: true,
+    });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -194,8 +220,12 @@ describe("plugins: the seam of a rate controller", () => {
   it("a throttle retried without counting: maxRetries 0, three 429s waited out, the fourth attempt answers", async () => {
     const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
     const server = await scripted(tooMany, tooMany, tooMany);
-    const { events, plugin } = listening((_, result) => (result.error instanceof RateLimitError ? { retry: true, delay: 1, counted: false } : undefined));
-    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(successExample("getComputer"));
+    const { events, plugin } = listening((_, result) =>
+      result.error instanceof RateLimitError ? { retry: true, delay: 1, counted: false } : undefined,
+    );
+    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(
+      successExample("getComputer"),
+    );
     expect(server.requests).toHaveLength(4);
     expect(events.filter((event) => event.startsWith("before"))).toHaveLength(4);
   });
@@ -204,7 +234,9 @@ describe("plugins: the seam of a rate controller", () => {
     const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
     const server = await scripted(tooMany, tooMany, tooMany);
     const { events, plugin } = listening(() => undefined);
-    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(successExample("getComputer"));
+    await expect(clientOn(server, { maxRetries: 0, plugins: [plugin] }).computers.get("cmp_1")).resolves.toEqual(
+      successExample("getComputer"),
+    );
     expect(events.filter((event) => event.startsWith("after"))).toEqual(["after 1: 429", "after 2: 429", "after 3: 429", "after 4: 200"]);
   });
 
@@ -212,7 +244,9 @@ describe("plugins: the seam of a rate controller", () => {
     const tooMany = { status: 429, headers: { "retry-after": "0" }, body: {} };
     const server = await scripted(tooMany, tooMany, tooMany);
     const { plugin } = listening(() => undefined);
-    await expect(clientOn(server, { maxRetries: 0, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(RateLimitError);
+    await expect(clientOn(server, { maxRetries: 0, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -226,7 +260,9 @@ describe("plugins: the seam of a rate controller", () => {
   it("a beforeAttempt that rejects ends the call with its error, nothing sent", async () => {
     const server = await scripted();
     const refusal = new Error("quota spent");
-    await expect(clientOn(server, { plugins: [{ beforeAttempt: () => Promise.reject(refusal) }] }).computers.get("cmp_1")).rejects.toBe(refusal);
+    await expect(clientOn(server, { plugins: [{ beforeAttempt: () => Promise.reject(refusal) }] }).computers.get("cmp_1")).rejects.toBe(
+      refusal,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -234,7 +270,9 @@ describe("plugins: the seam of a rate controller", () => {
     const tooMany = { status: 429, body: {} };
     const server = await scripted(...Array(50).fill(tooMany));
     const plugin: RequestPlugin = { retry: () => ({ retry: true, delay: 20, counted: false }) };
-    const error = await clientOn(server, { deadline: 150, rateLimiting: false, plugins: [plugin] }).computers.get("cmp_1").catch((e: unknown) => e);
+    const error = await clientOn(server, { deadline: 150, rateLimiting: false, plugins: [plugin] })
+      .computers.get("cmp_1")
+      .catch((e: unknown) => e);
     // Ended by the deadline either way: the last 429 when the next wait would pass it, or, on a loaded machine, an
     // attempt cut short by it.
     const byDeadline = error instanceof APIConnectionTimeoutError && error.limit === "deadline";

@@ -53,17 +53,25 @@ describe("X-RateLimit-*", () => {
 
   it("a server clock hours off: its Unix reset is read against its Date header", () => {
     const serverNow = NOW - 3 * 3_600_000;
-    const headers = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(serverNow / 1000 + 5), date: new Date(serverNow).toUTCString() };
+    const headers = {
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(serverNow / 1000 + 5),
+      date: new Date(serverNow).toUTCString(),
+    };
     expect(read(headers).quota?.resetIn).toBe(5_000);
   });
 
   it("the X-Rate-Limit-* spelling, OpenAI's …-Requests, Discord's Reset-After", () => {
-    expect(read({ "x-rate-limit-limit": "15", "x-rate-limit-remaining": "14", "x-rate-limit-reset": String(NOW / 1000 + 900) }).quota).toMatchObject({
+    expect(
+      read({ "x-rate-limit-limit": "15", "x-rate-limit-remaining": "14", "x-rate-limit-reset": String(NOW / 1000 + 900) }).quota,
+    ).toMatchObject({
       limit: 15,
       remaining: 14,
       resetIn: 900_000,
     });
-    expect(read({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "1s" }).quota).toMatchObject({
+    expect(
+      read({ "x-ratelimit-limit-requests": "60", "x-ratelimit-remaining-requests": "59", "x-ratelimit-reset-requests": "1s" }).quota,
+    ).toMatchObject({
       limit: 60,
       remaining: 59,
       resetIn: 1_000,
@@ -110,18 +118,46 @@ describe("the IETF draft's fields", () => {
 
 describe("whatever a server sends", () => {
   it("never throws, and never gives a negative, infinite or NaN time or count", () => {
-    const names = ["retry-after", "retry-after-ms", "x-ratelimit-remaining", "x-ratelimit-reset", "x-ratelimit-limit", "ratelimit", "ratelimit-policy", "ratelimit-remaining", "ratelimit-reset", "date"];
+    const names = [
+      "retry-after",
+      "retry-after-ms",
+      "x-ratelimit-remaining",
+      "x-ratelimit-reset",
+      "x-ratelimit-limit",
+      "ratelimit",
+      "ratelimit-policy",
+      "ratelimit-remaining",
+      "ratelimit-reset",
+      "date",
+    ];
     const value = fc.oneof(
       fc.string(),
       fc.nat().map(String),
       fc.double({ min: 0, max: 1e13, noNaN: true }).map(String),
-      fc.constantFrom('"a";r=1;t=2', "limit=1, remaining=2, reset=3", "1m2s", "Fri, 27 Nov 2026 12:00:30 GMT", "-5", "1e400", "9".repeat(400), `${"9".repeat(400)}s`),
+      fc.constantFrom(
+        '"a";r=1;t=2',
+        "limit=1, remaining=2, reset=3",
+        "1m2s",
+        "Fri, 27 Nov 2026 12:00:30 GMT",
+        "-5",
+        "1e400",
+        "9".repeat(400),
+        `${"9".repeat(400)}s`,
+      ),
     );
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...names), value), (set) => {
         const printable = Object.fromEntries(Object.entries(set).filter(([, v]) => /^[\t -~]*$/.test(v)));
         const { retryAfter, quota } = read(printable);
-        for (const n of [retryAfter?.ms, retryAfter?.precision, quota?.remaining, quota?.resetIn, quota?.limit, quota?.window, quota?.precision]) {
+        for (const n of [
+          retryAfter?.ms,
+          retryAfter?.precision,
+          quota?.remaining,
+          quota?.resetIn,
+          quota?.limit,
+          quota?.window,
+          quota?.precision,
+        ]) {
           if (n !== undefined) expect(Number.isFinite(n) && n >= 0).toBe(true);
         }
       }),

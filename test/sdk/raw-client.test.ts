@@ -40,7 +40,11 @@ describe("client.raw", () => {
     expect(response.status).toBe(200);
     expect(data).toEqual(successExample("getComputer"));
     expect(fetched).toEqual([`${server.url}/api/v0/computers/cmp_1`]);
-    expect(server.requests[0]!.headers).toMatchObject({ accept: "application/json", "x-team": "blue", authorization: "Bearer raw-test-key" });
+    expect(server.requests[0]!.headers).toMatchObject({
+      accept: "application/json",
+      "x-team": "blue",
+      authorization: "Bearer raw-test-key",
+    });
   });
 
   it("a path the spec does not have goes to the API host", async () => {
@@ -51,12 +55,23 @@ describe("client.raw", () => {
   it.each([
     ["an object", { "X-Team": "red", "X-Case": "raw" }],
     ["a Headers", new Headers({ "X-Team": "red", "X-Case": "raw" })],
-    ["name-value pairs", [["X-Team", "red"], ["X-Case", "raw"]]],
+    [
+      "name-value pairs",
+      [
+        ["X-Team", "red"],
+        ["X-Case", "raw"],
+      ],
+    ],
   ])("takes headers as %s: a call's header replaces the client's of the same name", async (_, headers) => {
     await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: headers as HeadersInit });
     const sent = server.requests[0]!.headers;
     expect(sent).toMatchObject({ "x-team": "red", "x-case": "raw", authorization: "Bearer raw-test-key", accept: "application/json" });
-    expect(Object.keys(sent).filter((name) => !/^(x-team|x-case|authorization|accept|host|connection|accept-language|sec-fetch-mode|user-agent|accept-encoding)$/.test(name))).toEqual([]);
+    expect(
+      Object.keys(sent).filter(
+        (name) =>
+          !/^(x-team|x-case|authorization|accept|host|connection|accept-language|sec-fetch-mode|user-agent|accept-encoding)$/.test(name),
+      ),
+    ).toEqual([]);
   });
 
   it("headers: null is no headers", async () => {
@@ -69,7 +84,9 @@ describe("client.raw", () => {
     ["a Headers", (name: string, value: string) => new Headers({ [name]: value })],
     ["name-value pairs", (name: string, value: string) => [[name, value]]],
   ])("headers as %s are checked as the client's are: no Authorization, nothing sent", async (_, headersOf) => {
-    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: headersOf("Authorization", "Bearer evil") as HeadersInit }).catch((e: unknown) => e);
+    const error = await client.raw
+      .GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: headersOf("Authorization", "Bearer evil") as HeadersInit })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ field: expect.stringMatching(/^headers\["authorization"\]$/i) });
     expect((error as Error).message).toContain("the client sets it from `apiKey`");
@@ -77,16 +94,23 @@ describe("client.raw", () => {
   });
 
   it("a header name that is not a token, in an object, is a ValidationError naming it", async () => {
-    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: { "X Bad": "1" } }).catch((e: unknown) => e);
+    const error = await client.raw
+      .GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: { "X Bad": "1" } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ field: 'headers["X Bad"]' });
     expect(server.requests).toHaveLength(0);
   });
 
   it("headers that are not headers at all are a ValidationError naming `headers`", async () => {
-    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: "X-Team: red" as never }).catch((e: unknown) => e);
+    const error = await client.raw
+      .GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, headers: "X-Team: red" as never })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({ field: "headers", message: expect.stringMatching(/expected an object of header names to string values$/) });
+    expect(error).toMatchObject({
+      field: "headers",
+      message: expect.stringMatching(/expected an object of header names to string values$/),
+    });
     expect(server.requests).toHaveLength(0);
   });
 });
@@ -100,14 +124,21 @@ describe("client.raw path values", () => {
   it.each([".", ".."])("%j cannot be one segment: a ValidationError naming the parameter, nothing sent", async (name) => {
     const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({ field: "path.name", value: name, message: expect.stringMatching(/expected a path segment other than \. and \.\.$/) });
+    expect(error).toMatchObject({
+      field: "path.name",
+      value: name,
+      message: expect.stringMatching(/expected a path segment other than \. and \.\.$/),
+    });
     expect(server.requests).toHaveLength(0);
   });
 
   it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter, nothing sent", async () => {
     const error = await client.raw.GET(BY_NAME, { params: { path: { name: "box-\uD800" } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({ field: "path.name", message: expect.stringMatching(/expected a well-formed Unicode string \(no lone surrogates\)$/) });
+    expect(error).toMatchObject({
+      field: "path.name",
+      message: expect.stringMatching(/expected a well-formed Unicode string \(no lone surrogates\)$/),
+    });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -33,7 +33,11 @@ async function walk<O extends PagedOperationId>(operationId: O, query: Record<st
   let pages = 0;
   for (let next: Record<string, unknown> | undefined = query; next; pages++) {
     const page = await client.request(operationId as "listEnterpriseControlsHistory", { query: next });
-    const read: { items: unknown[]; next: Record<string, unknown> | undefined } = readPage(operationId as "listEnterpriseControlsHistory", next, page);
+    const read: { items: unknown[]; next: Record<string, unknown> | undefined } = readPage(
+      operationId as "listEnterpriseControlsHistory",
+      next,
+      page,
+    );
     items.push(...read.items);
     next = read.next;
   }

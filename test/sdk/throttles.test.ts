@@ -7,7 +7,14 @@
 // waits) and ratios within one run, never a duration beyond a wide bound.
 import { describe, expect, it, type TestContext } from "vitest";
 import { rateControllerFor } from "../../src/core/rate-registry.js";
-import { APIConnectionTimeoutError, APIUserAbortError, InternalServerError, OrgAgent, RateLimitError, type ClientOptions } from "../../src/index.js";
+import {
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  InternalServerError,
+  OrgAgent,
+  RateLimitError,
+  type ClientOptions,
+} from "../../src/index.js";
 import { RATE_LIMIT_STYLES } from "../../src/emulator/network.js";
 import { startLimiterServer, type LimiterServer, type LimiterServerOptions } from "../support/limiter-server.js";
 import { startFaultServer, type Fault } from "../resilience/fault-server.js";
@@ -17,7 +24,8 @@ import { startLoopback, type Loopback, type Reply } from "./support/loopback.js"
 type Entry = { email: string; limit: number };
 /** The limits PUT answered as the API does when every entry is applied. */
 const applied = (body: unknown) => ({ updated: (body as { users?: Entry[] } | undefined)?.users ?? [], errors: [] });
-const entries = (count: number, tag = "p") => Array.from({ length: count }, (_, i) => ({ email: `${tag}${i}@acme-robotics.example`, limit: i }));
+const entries = (count: number, tag = "p") =>
+  Array.from({ length: count }, (_, i) => ({ email: `${tag}${i}@acme-robotics.example`, limit: i }));
 const session = specOperation("createSession").requestExample as Parameters<OrgAgent["sessions"]["create"]>[0];
 
 let keys = 0;
@@ -40,8 +48,16 @@ async function scripted(test: TestContext, ...replies: Reply[]): Promise<Loopbac
   return server;
 }
 
-const tooMany = (headers: Record<string, string> = { "retry-after-ms": "0" }): Reply => ({ status: 429, headers, body: { title: "Too Many Requests", status: 429 } });
-const overloaded = (headers: Record<string, string> = { "retry-after": "0" }): Reply => ({ status: 503, headers, body: { title: "Service Unavailable", status: 503 } });
+const tooMany = (headers: Record<string, string> = { "retry-after-ms": "0" }): Reply => ({
+  status: 429,
+  headers,
+  body: { title: "Too Many Requests", status: 429 },
+});
+const overloaded = (headers: Record<string, string> = { "retry-after": "0" }): Reply => ({
+  status: 503,
+  headers,
+  body: { title: "Service Unavailable", status: 503 },
+});
 /** One limits PUT as a single call (not a bulk job). */
 const putOne = (client: OrgAgent, options: object = {}) => client.request("setUserLimits", { body: { users: entries(1) } }, options);
 
@@ -153,7 +169,9 @@ describe("a single call", () => {
 
   it("with rateLimiting: false a 429 is retried as any retryable failure, within maxRetries", async (test) => {
     const server = await scripted(test, tooMany(), tooMany(), tooMany());
-    const error = await putOne(clientOf(server.url, { rateLimiting: false, maxRetries: 1, backoff: { initial: 1, max: 1 } })).catch((e: unknown) => e);
+    const error = await putOne(clientOf(server.url, { rateLimiting: false, maxRetries: 1, backoff: { initial: 1, max: 1 } })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(2);
   });

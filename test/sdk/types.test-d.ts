@@ -37,21 +37,21 @@ import type {
   UserRow,
 } from "../../src/index.js";
 import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
+  type APIConnectionError,
+  type APIConnectionTimeoutError,
   APIError,
   APIUserAbortError,
-  ComputerProvisioningError,
-  InvalidEntriesError,
-  NotFoundError,
-  OrgAgent,
-  OrgAgentError,
-  PagePromise,
-  RedirectError,
-  ResponseTooLargeError,
+  type ComputerProvisioningError,
+  type InvalidEntriesError,
+  type NotFoundError,
+  type OrgAgent,
+  type OrgAgentError,
+  type PagePromise,
+  type RedirectError,
+  type ResponseTooLargeError,
   UserLimitsAbortedError,
-  ValidationError,
-  WaitTimeoutError,
+  type ValidationError,
+  type WaitTimeoutError,
   dateRange,
   isKnownHookInput,
   parseHookInput,
@@ -83,25 +83,19 @@ describe("analytics", () => {
 
   it("tools: ToolsRow, or ToolsGroupedRow with group_by tool_name", async () => {
     expectTypeOf((await client.analytics.tools(dates)).data).toEqualTypeOf<ToolsRow[]>();
-    expectTypeOf((await client.analytics.tools({ ...dates, group_by: "tool_name" })).data).toEqualTypeOf<
-      ToolsGroupedRow[]
-    >();
+    expectTypeOf((await client.analytics.tools({ ...dates, group_by: "tool_name" })).data).toEqualTypeOf<ToolsGroupedRow[]>();
     expectTypeOf((await client.analytics.tools(dates)).meta).toEqualTypeOf<AnalyticsToolsResponse["meta"]>();
   });
 
   it("activity: ActivityRow, or ActivityGroupedRow with group_by client", async () => {
     expectTypeOf((await client.analytics.activity(dates)).data).toEqualTypeOf<ActivityRow[]>();
-    expectTypeOf((await client.analytics.activity({ ...dates, group_by: "client" })).data).toEqualTypeOf<
-      ActivityGroupedRow[]
-    >();
+    expectTypeOf((await client.analytics.activity({ ...dates, group_by: "client" })).data).toEqualTypeOf<ActivityGroupedRow[]>();
     expectTypeOf((await client.analytics.activity(dates)).meta).toEqualTypeOf<AnalyticsActivityResponse["meta"]>();
   });
 
   it("a group_by whose value is only known at run time gives the envelope's row union", async () => {
     const groupBy = Math.random() > 0.5 ? ("model" as const) : undefined;
-    expectTypeOf((await client.analytics.tokens({ ...dates, group_by: groupBy })).data).toEqualTypeOf<
-      (CreditsRow | CreditsGroupedRow)[]
-    >();
+    expectTypeOf((await client.analytics.tokens({ ...dates, group_by: groupBy })).data).toEqualTypeOf<(CreditsRow | CreditsGroupedRow)[]>();
   });
 
   it("productivity resolves to its response", () => {
@@ -152,7 +146,9 @@ describe("the other methods", () => {
   it("an optional field or parameter also takes undefined (exactOptionalPropertyTypes)", () => {
     const limit: number | undefined = Math.random() > 0.5 ? 50 : undefined;
     const cwd: string | undefined = undefined;
-    expectTypeOf(client.analytics.users({ ...dates, limit, cursor: undefined })).toEqualTypeOf<PagePromise<AnalyticsUsersResponse, UserRow>>();
+    expectTypeOf(client.analytics.users({ ...dates, limit, cursor: undefined })).toEqualTypeOf<
+      PagePromise<AnalyticsUsersResponse, UserRow>
+    >();
     expectTypeOf(client.sessions.create({ computerId: "cmp_1", cwd })).toEqualTypeOf<APIPromise<Session>>();
     expectTypeOf(client.computers.get("cmp_1", { timeout: undefined, signal: undefined })).toEqualTypeOf<APIPromise<Computer>>();
   });
@@ -277,10 +273,17 @@ describe("waiting and date ranges", () => {
 
   it("sendMessageAndWait and waitUntilActive are plain promises of their results; onPoll sees each one's snapshot", () => {
     expectTypeOf(
-      client.sessions.sendMessageAndWait("sess_1", { text: "hi" }, { onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Session>() }),
+      client.sessions.sendMessageAndWait(
+        "sess_1",
+        { text: "hi" },
+        { onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Session>() },
+      ),
     ).toEqualTypeOf<Promise<{ messageId: string; session: Session }>>();
     expectTypeOf(
-      client.computers.waitUntilActive("cmp_1", { interval: 2_000, onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Computer>() }),
+      client.computers.waitUntilActive("cmp_1", {
+        interval: 2_000,
+        onPoll: (snapshot) => expectTypeOf(snapshot).toEqualTypeOf<Computer>(),
+      }),
     ).toEqualTypeOf<Promise<Computer>>();
     expectTypeOf(client.sessions.sendMessageAndWait).parameter(2).toEqualTypeOf<WaitOptions<Session> | undefined>();
     expectTypeOf(client.computers.waitUntilActive).parameter(1).toEqualTypeOf<WaitOptions<Computer> | undefined>();
@@ -300,7 +303,9 @@ describe("waiting and date ranges", () => {
     expectTypeOf(dateRange.lastDays(7)).toEqualTypeOf<DateRange>();
     expectTypeOf(dateRange.month("2026-10", { now: new Date() })).toEqualTypeOf<DateRange>();
     expectTypeOf(dateRange.yesterday({ now: 1_790_000_000_000 })).toEqualTypeOf<DateRange>();
-    expectTypeOf((await client.analytics.tokens({ ...dateRange.lastDays(30), group_by: "model" })).data).toEqualTypeOf<CreditsGroupedRow[]>();
+    expectTypeOf((await client.analytics.tokens({ ...dateRange.lastDays(30), group_by: "model" })).data).toEqualTypeOf<
+      CreditsGroupedRow[]
+    >();
   });
 });
 
@@ -335,7 +340,12 @@ describe("bulk jobs", () => {
 
   it("an entry of errors is the API's { email, error } with the entry's position in the input, index", () => {
     expectTypeOf<UserLimitFailure>().toEqualTypeOf<{ email: string; error: string; index: number }>();
-    expectTypeOf<UserLimitsResult>().toEqualTypeOf<{ updated: UserLimitEntry[]; errors: UserLimitFailure[]; superseded: SupersededEntry[]; throttled: number }>();
+    expectTypeOf<UserLimitsResult>().toEqualTypeOf<{
+      updated: UserLimitEntry[];
+      errors: UserLimitFailure[];
+      superseded: SupersededEntry[];
+      throttled: number;
+    }>();
     expectTypeOf<SupersededEntry>().toEqualTypeOf<{ email: string; limit: number; index: number; by: number }>();
     // Destructured as before the superseded entries were reported: every earlier use still compiles.
     const use = ({ updated, errors }: UserLimitsResult) => [updated.length, errors.length];
@@ -422,7 +432,6 @@ describe("calls that must not compile", () => {
     // @ts-expect-error lastDays takes a number of days
     void dateRange.lastDays("7");
   });
-
 
   it("rejects wrong uses of withResponse, toArray and pages, and the internal methods", async () => {
     // @ts-expect-error withResponse() is a promise: await it before reading data

@@ -38,13 +38,25 @@ describe("refused with the key that was meant", () => {
     ["the date windows' option", () => client.analytics.users(dates, loose({ concurency: 8 })), "options.concurency", "concurrency"],
     ["a query parameter", () => client.analytics.tokens(loose({ ...dates, groupBy: "model" })), "query.groupBy", "group_by"],
     ["a wait option", () => client.computers.waitUntilActive("cmp_1", loose({ intervall: 100 })), "options.intervall", "interval"],
-    ["a bulk job's option", () => client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }], loose({ onprogress: () => {} })), "options.onprogress", "onProgress"],
-    ["a part of client.request's parameters", () => client.request("getComputer", loose({ paths: { computerId: "cmp_1" } })), "params.paths", "path"],
+    [
+      "a bulk job's option",
+      () => client.usageLimits.setUserLimits([{ email: "a@b.c", limit: 1 }], loose({ onprogress: () => {} })),
+      "options.onprogress",
+      "onProgress",
+    ],
+    [
+      "a part of client.request's parameters",
+      () => client.request("getComputer", loose({ paths: { computerId: "cmp_1" } })),
+      "params.paths",
+      "path",
+    ],
   ])("%s", async (_, run, field, meant) => {
     const before = server.requests.length;
     const error = await refusal(run);
     expect(error).toMatchObject({ field, rule: "unknownKey", bound: meant });
-    expect(error.message).toBe(`${field}: an unknown key (${JSON.stringify(field.split(".")[1])}) is not allowed; expected a known key; did you mean \`${meant}\`?`);
+    expect(error.message).toBe(
+      `${field}: an unknown key (${JSON.stringify(field.split(".")[1])}) is not allowed; expected a known key; did you mean \`${meant}\`?`,
+    );
     expect(server.requests.length).toBe(before);
   });
 
@@ -64,7 +76,17 @@ describe("refused with the key that was meant", () => {
   it("every known key is accepted, undefined or not", async () => {
     server.requests.length = 0;
     const controller = new AbortController();
-    await client.computers.get("cmp_1", { signal: controller.signal, timeout: 5_000, deadline: 10_000, maxRetries: 0, maxResponseSize: 1_000, headers: {}, idempotent: true }).catch(() => {});
+    await client.computers
+      .get("cmp_1", {
+        signal: controller.signal,
+        timeout: 5_000,
+        deadline: 10_000,
+        maxRetries: 0,
+        maxResponseSize: 1_000,
+        headers: {},
+        idempotent: true,
+      })
+      .catch(() => {});
     await client.computers.get("cmp_1", { signal: undefined, timeout: undefined }).catch(() => {});
     expect(server.requests).toHaveLength(2);
   });

@@ -62,7 +62,10 @@ describe("setUserLimits against the emulator", () => {
     const { emulator, client, puts, mostInFlight } = await setUp();
     // Every person, some of them written in capitals (the emulator matches e-mails in any case), and three
     // addresses nobody has, placed in the first chunk, the second, and last of all.
-    const entries: Entry[] = emulator.org.users.map((user, i) => ({ email: i % 3 ? user.email : user.email.toUpperCase(), limit: 10_000 + i }));
+    const entries: Entry[] = emulator.org.users.map((user, i) => ({
+      email: i % 3 ? user.email : user.email.toUpperCase(),
+      limit: 10_000 + i,
+    }));
     const unknownAt = [7, 150, 252];
     for (const at of unknownAt) entries.splice(at, 0, { email: `left-the-company-${at}@example.com`, limit: 1 });
     expect(entries).toHaveLength(253);
@@ -86,7 +89,13 @@ describe("setUserLimits against the emulator", () => {
     // One report a chunk, each with its own outcome, and a running total that ends at every entry.
     const reports = [...progress]
       .sort((a, b) => a.chunk - b.chunk)
-      .map(({ chunk, chunks, total, updated, errors }) => ({ chunk, chunks, total, updated: updated.length, errors: errors.map((e) => e.index) }));
+      .map(({ chunk, chunks, total, updated, errors }) => ({
+        chunk,
+        chunks,
+        total,
+        updated: updated.length,
+        errors: errors.map((e) => e.index),
+      }));
     expect(reports).toEqual([
       { chunk: 0, chunks: 3, total: 253, updated: 99, errors: [7] },
       { chunk: 1, chunks: 3, total: 253, updated: 99, errors: [150] },

@@ -154,7 +154,9 @@ describe("chunking", () => {
 
   it("0 entries: ValidationError, nothing sent", async () => {
     await expect(client.usageLimits.setUserLimits([])).rejects.toBeInstanceOf(ValidationError);
-    await expect(client.usageLimits.setUserLimits([])).rejects.toThrow(/^users: .* expected a non-empty array of \{ email, limit \} entries$/);
+    await expect(client.usageLimits.setUserLimits([])).rejects.toThrow(
+      /^users: .* expected a non-empty array of \{ email, limit \} entries$/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -204,7 +206,9 @@ describe("bad entries: every one, with its position, before anything is sent", (
       value: [3, 120, 250], // the positions of the bad entries
       allowed: "entries that follow the API's rule for a limit entry",
     });
-    expect(error.message).toMatch(/^users: 3 entries are not allowed, nothing was sent: users\[3\]\.email: .*; users\[120\]\.limit: -5 .*; users\[250\]\.limit: 2\.5 /);
+    expect(error.message).toMatch(
+      /^users: 3 entries are not allowed, nothing was sent: users\[3\]\.email: .*; users\[120\]\.limit: -5 .*; users\[250\]\.limit: 2\.5 /,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -214,7 +218,9 @@ describe("bad entries: every one, with its position, before anything is sent", (
     expect(error.entries).toHaveLength(25);
     expect(error.message).toContain("… and 15 more");
     // The ten listed are the first ten bad entries.
-    expect(error.message.match(/users\[\d+\]\.limit/g)).toEqual([0, 20, 40, 60, 80, 100, 120, 140, 160, 180].map((i) => `users[${i}].limit`));
+    expect(error.message.match(/users\[\d+\]\.limit/g)).toEqual(
+      [0, 20, 40, 60, 80, 100, 120, 140, 160, 180].map((i) => `users[${i}].limit`),
+    );
     expect(server.requests).toHaveLength(0);
   });
 
@@ -257,14 +263,16 @@ describe("results", () => {
 
     expect(chunkSizes).toHaveLength(10);
     expect(result.updated).toEqual(input.filter(known));
-    expect(result.errors).toEqual(
-      input.flatMap((e, index) => (known(e) ? [] : [{ email: e.email, error: UNKNOWN_REASON, index }])),
-    );
+    expect(result.errors).toEqual(input.flatMap((e, index) => (known(e) ? [] : [{ email: e.email, error: UNKNOWN_REASON, index }])));
     expectAccountedFor(input, result);
   });
 
   it("an e-mail given twice: only the last entry is sent, and the earlier one is superseded by it, sharing its outcome", async () => {
-    const input = [{ email: "UNKNOWN-A@x.example", limit: 1 }, { email: "ok@x.example", limit: 2 }, { email: "unknown-a@x.example", limit: 3 }];
+    const input = [
+      { email: "UNKNOWN-A@x.example", limit: 1 },
+      { email: "ok@x.example", limit: 2 },
+      { email: "unknown-a@x.example", limit: 3 },
+    ];
     const result = await client.usageLimits.setUserLimits(input);
     expect(server.requests.flatMap((r) => r.body.users)).toEqual([input[1], input[2]]);
     expect(result).toEqual({
@@ -354,7 +362,9 @@ describe("results", () => {
     const result = await client.usageLimits.setUserLimits(input);
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
     expect(result.updated).toEqual(input.slice(0, CHUNK));
-    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 200: expected JSON, got text\/plain/.test(e.error))).toBe(true);
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 200: expected JSON, got text\/plain/.test(e.error))).toBe(
+      true,
+    );
     expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(200: /.test(e.error))).toBe(true);
     expectAccountedFor(input, result);
   });
@@ -485,7 +495,10 @@ describe("concurrency", () => {
     failures.set(0, { status: 503, once: true, headers: { "retry-after": "0" } });
     failures.set(1, { status: 503, once: true });
     const throttled: number[] = [];
-    const result = await freshClient().usageLimits.setUserLimits(input, { concurrency: 2, onProgress: (p) => void throttled.push(p.throttled) });
+    const result = await freshClient().usageLimits.setUserLimits(input, {
+      concurrency: 2,
+      onProgress: (p) => void throttled.push(p.throttled),
+    });
     expect(result).toEqual(allApplied(input, 2));
     expect(server.requests).toHaveLength(6);
     expect(Math.max(...throttled)).toBe(2);
@@ -520,7 +533,12 @@ describe("progress", () => {
       .catch((e: unknown) => e);
     expect(chunkSizes).toEqual([CHUNK]);
     expect(error).toBeInstanceOf(UserLimitsAbortedError);
-    expect(error).toMatchObject({ cause: boom, message: expect.stringMatching(/^setUserLimits stopped: onProgress threw .*: 89 limits applied, 11 not applied, 0 in flight \(may have been applied\), 300 not sent\.$/) });
+    expect(error).toMatchObject({
+      cause: boom,
+      message: expect.stringMatching(
+        /^setUserLimits stopped: onProgress threw .*: 89 limits applied, 11 not applied, 0 in flight \(may have been applied\), 300 not sent\.$/,
+      ),
+    });
     const { partial } = error as UserLimitsAbortedError;
     // The chunk it was told of was applied, and nothing of it is lost; the rest were never sent.
     expect(partial.updated).toEqual(input.slice(0, CHUNK).filter(known));
@@ -732,7 +750,8 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     const first = hold(input[0]!);
     let refusedOnce = false;
     respond = (users) => {
-      if (users[0]!.email === input[CHUNK]!.email) return { status: 500, body: { title: "Internal", detail: "chunk two broke", status: 500 } };
+      if (users[0]!.email === input[CHUNK]!.email)
+        return { status: 500, body: { title: "Internal", detail: "chunk two broke", status: 500 } };
       if (users[0]!.email === input[0]!.email && !refusedOnce) {
         refusedOnce = true;
         return tooMany(50);
@@ -772,7 +791,9 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(result.updated).toEqual([]);
     expect(result.throttled).toBe(1);
     expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
-    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk one broke/.test(e.error))).toBe(true);
+    expect(
+      result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk one broke/.test(e.error)),
+    ).toBe(true);
     expect(result.errors).toHaveLength(input.length);
   });
 

@@ -126,7 +126,10 @@ describe("the Gregorian calendar", () => {
     ["2025-00-10", false], // months count from 01, days from 01
     ["2025-01-00", false],
   ] as const)("%s is a real calendar date: %s", async (date, real) => {
-    const error = await client.analytics.tokens({ startDate: date, endDate: date }).then(() => undefined, (e: unknown) => e);
+    const error = await client.analytics.tokens({ startDate: date, endDate: date }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (real && date <= window.latest) {
       expect([error, server.requests.length]).toEqual([undefined, 1]);
       return;
@@ -143,30 +146,19 @@ describe("limit", () => {
   const readinessLimit = operations.listReadinessReports.params.limit.schema;
 
   it.each([usersLimit.minimum - 1, usersLimit.maximum + 1, 1.5])("analytics.users rejects limit %d", async (limit) => {
-    await expectRejected(
-      async () => await client.analytics.users({ ...inside, limit }),
-      "query.limit",
-      limit,
-      [`${usersLimit.minimum} to ${usersLimit.maximum}`],
-    );
+    await expectRejected(async () => await client.analytics.users({ ...inside, limit }), "query.limit", limit, [
+      `${usersLimit.minimum} to ${usersLimit.maximum}`,
+    ]);
   });
 
-  it.each([historyLimit.minimum - 1, historyLimit.maximum + 1, 1.5])(
-    "enterpriseControls.history rejects limit %d",
-    async (limit) => {
-      await expectRejected(
-        async () => await client.enterpriseControls.history({ limit }),
-        "query.limit",
-        limit,
-        [`${historyLimit.minimum} to ${historyLimit.maximum}`],
-      );
-    },
-  );
+  it.each([historyLimit.minimum - 1, historyLimit.maximum + 1, 1.5])("enterpriseControls.history rejects limit %d", async (limit) => {
+    await expectRejected(async () => await client.enterpriseControls.history({ limit }), "query.limit", limit, [
+      `${historyLimit.minimum} to ${historyLimit.maximum}`,
+    ]);
+  });
 
   it.each([readinessLimit.minimum - 1, 1.5])("readiness.list rejects limit %d", async (limit) => {
-    await expectRejected(async () => await client.readiness.list({ limit }), "query.limit", limit, [
-      `>= ${readinessLimit.minimum}`,
-    ]);
+    await expectRejected(async () => await client.readiness.list({ limit }), "query.limit", limit, [`>= ${readinessLimit.minimum}`]);
   });
 
   it("sends the bounds themselves", async () => {
@@ -183,7 +175,7 @@ describe("string lengths", () => {
   const cwd = operations.createSession.body.schema.properties.cwd;
   const name = operations.getComputerByName.params.name.schema;
 
-  it("sessions.create rejects cwd \"\" and one character over the maximum", async () => {
+  it('sessions.create rejects cwd "" and one character over the maximum', async () => {
     for (const value of ["", "d".repeat(cwd.maxLength + 1)]) {
       await expectRejected(() => client.sessions.create({ computerId: "cmp_1", cwd: value }), "body.cwd", value, [
         `${cwd.minLength} to ${cwd.maxLength} characters`,
@@ -191,7 +183,7 @@ describe("string lengths", () => {
     }
   });
 
-  it("computers.getByName rejects name \"\" and one character over the maximum", async () => {
+  it('computers.getByName rejects name "" and one character over the maximum', async () => {
     for (const value of ["", "n".repeat(name.maxLength + 1)]) {
       await expectRejected(() => client.computers.getByName(value), "path.name", value, [
         `${name.minLength} to ${name.maxLength} characters`,
@@ -204,8 +196,9 @@ describe("string lengths", () => {
     await client.computers.getByName("🖥".repeat(name.maxLength)); // 63 code points, 126 UTF-16 units
     expect(server.requests).toHaveLength(2);
     server.requests.length = 0;
-    await expectRejected(() => client.computers.getByName("🖥".repeat(name.maxLength + 1)), "path.name",
-      "🖥".repeat(name.maxLength + 1), [`${name.maxLength} characters`]);
+    await expectRejected(() => client.computers.getByName("🖥".repeat(name.maxLength + 1)), "path.name", "🖥".repeat(name.maxLength + 1), [
+      `${name.maxLength} characters`,
+    ]);
   });
 });
 
@@ -217,7 +210,7 @@ describe("empty path ids", () => {
     ["sessions.getMessage (message)", () => client.sessions.getMessage("sess_1", ""), "path.messageId"],
     ["computers.get", () => client.computers.get(""), "path.computerId"],
     ["computers.retryInstallDeps", () => client.computers.retryInstallDeps(""), "path.computerId"],
-  ] as const)("%s rejects \"\"", async (_, call, field) => {
+  ] as const)('%s rejects ""', async (_, call, field) => {
     await expectRejected(call, field, "", ["at least 1"]);
   });
 });
@@ -246,9 +239,7 @@ describe("request bodies", () => {
       undefined,
       ["required"],
     );
-    await expectRejected(() => client.usageLimits.setUserLimits([{ email: "", limit: 1 }]), "users[0].email", "", [
-      "at least 1",
-    ]);
+    await expectRejected(() => client.usageLimits.setUserLimits([{ email: "", limit: 1 }]), "users[0].email", "", ["at least 1"]);
   });
 
   it("every item of an array is checked: a session tag without its name is named by its position", async () => {
@@ -261,12 +252,7 @@ describe("request bodies", () => {
   });
 
   it("a message without text is rejected", async () => {
-    await expectRejected(
-      () => client.sessions.sendMessage("sess_1", {} as { text: string }),
-      "body.text",
-      undefined,
-      ["required"],
-    );
+    await expectRejected(() => client.sessions.sendMessage("sess_1", {} as { text: string }), "body.text", undefined, ["required"]);
   });
 });
 
@@ -296,9 +282,11 @@ describe("path parameters are percent-encoded into exactly one segment", () => {
   });
 
   it.each([".", ".."])("client.raw refuses %j as a path value too, before anything is sent", async (name) => {
-    await expect(
-      client.raw.GET("/api/v0/computers/name/{name}", { params: { path: { name } } }),
-    ).rejects.toMatchObject({ name: "ValidationError", field: "path.name", value: name });
+    await expect(client.raw.GET("/api/v0/computers/name/{name}", { params: { path: { name } } })).rejects.toMatchObject({
+      name: "ValidationError",
+      field: "path.name",
+      value: name,
+    });
     expect(server.requests).toHaveLength(0);
   });
 
@@ -319,9 +307,7 @@ describe("path parameters are percent-encoded into exactly one segment", () => {
   it("sessions.getMessage cannot be redirected by its ids", async () => {
     await client.sessions.getMessage("../../computers/x", "../messages?y=2");
     const [sessionPart, messagePart] = operations.getSessionMessage.path.split(/\{[^{}]+\}/) as [string, string];
-    expect(server.requests.map((r) => r.target)).toEqual([
-      `${sessionPart}..%2F..%2Fcomputers%2Fx${messagePart}..%2Fmessages%3Fy%3D2`,
-    ]);
+    expect(server.requests.map((r) => r.target)).toEqual([`${sessionPart}..%2F..%2Fcomputers%2Fx${messagePart}..%2Fmessages%3Fy%3D2`]);
   });
 
   // Any string: a ValidationError with nothing sent, or exactly one segment that decodes back to the string.

@@ -177,7 +177,9 @@ group("dates", () => {
   it('a latest of "yesterday" is named as the day, marked as yesterday in UTC', () => {
     const rule = dateRule({ earliest: "2026-01-14", latest: "yesterday" });
     expect(dateVerdict(rule, "2026-11-24")).toBeUndefined();
-    expect(dateVerdict(rule, "2026-11-25")).toBe('x: "2026-11-25" is not allowed; expected a date from 2026-01-14 to 2026-11-24 (yesterday, UTC)');
+    expect(dateVerdict(rule, "2026-11-25")).toBe(
+      'x: "2026-11-25" is not allowed; expected a date from 2026-01-14 to 2026-11-24 (yesterday, UTC)',
+    );
     expect(dateVerdict(rule, "2026-11-31")).toBe(
       'x: "2026-11-31" is not allowed; expected a real calendar date YYYY-MM-DD from 2026-01-14 to 2026-11-24 (yesterday, UTC)',
     );

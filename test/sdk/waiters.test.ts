@@ -98,7 +98,12 @@ describe("sessions.waitUntilIdle (emulator)", () => {
       fetch: (url, init) => (requested.push(performance.now()), fetch(url, init)),
     });
     await expect(
-      timed.sessions.waitUntilIdle(sessionId, { interval: 100, maxInterval: 250, timeout: 1_200, onPoll: () => answered.push(performance.now()) }),
+      timed.sessions.waitUntilIdle(sessionId, {
+        interval: 100,
+        maxInterval: 250,
+        timeout: 1_200,
+        onPoll: () => answered.push(performance.now()),
+      }),
     ).rejects.toBeInstanceOf(WaitTimeoutError);
     const pauses = answered.slice(0, requested.length - 1).map((t, i) => requested[i + 1]! - t);
     // 100, 150, 225, then capped at 250 (doubling: 200; uncapped: 337); timers may fire late on a loaded machine, never early.
@@ -137,9 +142,15 @@ describe("sessions.waitUntilIdle (emulator)", () => {
 
   test("a bad wait option's message says what is allowed: a number of milliseconds above 0, Infinity for `timeout` only", async () => {
     const messageOf = (options: object) => client.sessions.waitUntilIdle("sess_x", options).catch((e: unknown) => (e as Error).message);
-    expect(await messageOf({ interval: 0 })).toMatch(/^options\.interval: 0 is not allowed; expected a number of milliseconds greater than 0$/);
-    expect(await messageOf({ maxInterval: Infinity })).toMatch(/options\.maxInterval: .* expected a number of milliseconds greater than 0$/);
-    expect(await messageOf({ timeout: -5 })).toMatch(/^options\.timeout: .* expected a number of milliseconds greater than 0 \(or Infinity\)$/);
+    expect(await messageOf({ interval: 0 })).toMatch(
+      /^options\.interval: 0 is not allowed; expected a number of milliseconds greater than 0$/,
+    );
+    expect(await messageOf({ maxInterval: Infinity })).toMatch(
+      /options\.maxInterval: .* expected a number of milliseconds greater than 0$/,
+    );
+    expect(await messageOf({ timeout: -5 })).toMatch(
+      /^options\.timeout: .* expected a number of milliseconds greater than 0 \(or Infinity\)$/,
+    );
   });
 
   test("a wait timeout given as a string of digits is refused like any other non-number", async () => {
@@ -208,7 +219,9 @@ describe("sessions.sendMessageAndWait (emulator)", () => {
 
   test("a failed send rejects without polling", async () => {
     const before = requests;
-    await expect(client.sessions.sendMessageAndWait("sess_missing", { text: "hi" }, { maxRetries: 0 })).rejects.toMatchObject({ status: 404 });
+    await expect(client.sessions.sendMessageAndWait("sess_missing", { text: "hi" }, { maxRetries: 0 })).rejects.toMatchObject({
+      status: 404,
+    });
     expect(requests).toBe(before + 1);
   });
 });
@@ -252,7 +265,11 @@ describe("a poll never outlasts the wait", () => {
   });
 
   test("against a server that never answers, the wait ends at its timeout, not the client's 60 s", async () => {
-    const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
+    const sdk = new OrgAgent({
+      baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      apiKey: "test-key",
+      logLevel: "off",
+    });
     const started = performance.now();
     const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 300 }).catch((e: unknown) => e);
     const elapsed = performance.now() - started;
@@ -268,9 +285,15 @@ describe("a poll never outlasts the wait", () => {
   });
 
   test("a poll's own requestTimeout, shorter than the time left, fails the poll with APIConnectionTimeoutError, not the wait", async () => {
-    const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
+    const sdk = new OrgAgent({
+      baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      apiKey: "test-key",
+      logLevel: "off",
+    });
     const started = performance.now();
-    const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 20_000, requestTimeout: 150, maxRetries: 0 }).catch((e: unknown) => e);
+    const error = await sdk.computers
+      .waitUntilActive("cmp_1", { timeout: 20_000, requestTimeout: 150, maxRetries: 0 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(error).not.toBeInstanceOf(WaitTimeoutError);
     expect((error as Error).message).toMatch(/timed out after 150 ms/);
@@ -278,7 +301,11 @@ describe("a poll never outlasts the wait", () => {
   });
 
   test("the caller's own deadline, ending a moment before the wait's timeout, fails the poll with APIConnectionTimeoutError, not the wait", async () => {
-    const sdk = new OrgAgent({ baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`, apiKey: "test-key", logLevel: "off" });
+    const sdk = new OrgAgent({
+      baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      apiKey: "test-key",
+      logLevel: "off",
+    });
     // The deadline ends the poll when less than the timers' slack of the wait is left: still the caller's deadline.
     const error = await sdk.computers.waitUntilActive("cmp_1", { timeout: 303, deadline: 300, maxRetries: 0 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
@@ -303,22 +330,28 @@ describe("against Prism: each named example of the spec", () => {
   test("a timeout of Infinity waits as long as it takes, and each poll still sends the wait's request options", async () => {
     const idle = example("getSession", "SessionIdle");
     expect(await prism.sessions.waitUntilIdle("sess_1", { ...prefer("SessionIdle"), timeout: Infinity })).toEqual(idle);
-    expect(await prism.sessions.waitUntilIdle("sess_1", { ...prefer("SessionIdle"), timeout: Infinity, requestTimeout: 10_000 })).toEqual(idle);
+    expect(await prism.sessions.waitUntilIdle("sess_1", { ...prefer("SessionIdle"), timeout: Infinity, requestTimeout: 10_000 })).toEqual(
+      idle,
+    );
   });
 
   test("the default example is running: the wait times out with it as the snapshot", async () => {
-    const error = (await prism.sessions.waitUntilIdle("sess_1", { interval: 20, timeout: 200 }).catch((e: unknown) => e)) as WaitTimeoutError;
+    const error = (await prism.sessions
+      .waitUntilIdle("sess_1", { interval: 20, timeout: 200 })
+      .catch((e: unknown) => e)) as WaitTimeoutError;
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect(error.snapshot).toEqual(successExample("getSession"));
   });
 
   test("waitUntilActive: ComputerActive resolves, ComputerProvisioning times out, ComputerInstallDepsFailed names its step", async () => {
     expect(await prism.computers.waitUntilActive("cmp_1", prefer("ComputerActive"))).toEqual(example("getComputer", "ComputerActive"));
-    await expect(prism.computers.waitUntilActive("cmp_1", { ...prefer("ComputerProvisioning"), interval: 20, timeout: 200 })).rejects.toBeInstanceOf(
-      WaitTimeoutError,
-    );
+    await expect(
+      prism.computers.waitUntilActive("cmp_1", { ...prefer("ComputerProvisioning"), interval: 20, timeout: 200 }),
+    ).rejects.toBeInstanceOf(WaitTimeoutError);
     const failed = example("getComputer", "ComputerInstallDepsFailed") as Computer;
-    const error = (await prism.computers.waitUntilActive("cmp_1", prefer("ComputerInstallDepsFailed")).catch((e: unknown) => e)) as ComputerProvisioningError;
+    const error = (await prism.computers
+      .waitUntilActive("cmp_1", prefer("ComputerInstallDepsFailed"))
+      .catch((e: unknown) => e)) as ComputerProvisioningError;
     expect(error).toBeInstanceOf(ComputerProvisioningError);
     expect(error.step).toEqual(failed.provisioningSteps!.find((s) => s.id === "install-deps"));
   });

@@ -174,14 +174,19 @@ describe("the PagePromise contract", () => {
     [250, 8],
     [250, 64],
     [2_000, 16],
-  ])("maxItems %i with concurrency %i: the windows read ahead less than maxItems rows and a page past the pages handed on", async (maxItems, concurrency) => {
-    const { sdk, counts } = counting();
-    let handedOn = 0;
-    for await (const page of sdk.analytics.users(WHOLE, { concurrency, maxItems }).pages()) handedOn += page.data.length;
-    expect(handedOn).toBeGreaterThanOrEqual(maxItems);
-    console.log(`maxItems ${maxItems}, concurrency ${concurrency}: ${counts.sent} requests, ${counts.rows} rows; ${handedOn} rows handed on`);
-    await expectReadAheadWithin(counts, maxItems, handedOn);
-  });
+  ])(
+    "maxItems %i with concurrency %i: the windows read ahead less than maxItems rows and a page past the pages handed on",
+    async (maxItems, concurrency) => {
+      const { sdk, counts } = counting();
+      let handedOn = 0;
+      for await (const page of sdk.analytics.users(WHOLE, { concurrency, maxItems }).pages()) handedOn += page.data.length;
+      expect(handedOn).toBeGreaterThanOrEqual(maxItems);
+      console.log(
+        `maxItems ${maxItems}, concurrency ${concurrency}: ${counts.sent} requests, ${counts.rows} rows; ${handedOn} rows handed on`,
+      );
+      await expectReadAheadWithin(counts, maxItems, handedOn);
+    },
+  );
 
   it("toArray({ limit }) bounds the read-ahead as maxItems does", async () => {
     let handedOn = 0;
@@ -237,7 +242,12 @@ describe("under a rate limit and injected faults", () => {
   const query = { startDate: "2026-03-01", endDate: "2026-04-15", limit: 100 };
 
   it("the emulator's rate limit: 429s are waited out, the rows are the same, no call fails", async () => {
-    const limited = await startEmulator({ seed: "windows", now: () => NOW, users: 120, rateLimit: { requestsPerSecond: 80, burst: 4, retryAfterMs: true } });
+    const limited = await startEmulator({
+      seed: "windows",
+      now: () => NOW,
+      users: 120,
+      rateLimit: { requestsPerSecond: 80, burst: 4, retryAfterMs: true },
+    });
     try {
       const statuses: number[] = [];
       const run = await windowed(clientOf(limited.baseUrl, limited.keys.owner, { statuses }), query, 8);

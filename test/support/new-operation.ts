@@ -84,5 +84,8 @@ export const LIST_COMPUTERS = `get:
 export function addListComputers(dir: string): void {
   writeFileSync(join(dir, "openapi/paths/api_v0_computers.yaml"), LIST_COMPUTERS);
   const rootDocument = join(dir, "openapi/openapi.yaml");
-  writeFileSync(rootDocument, readFileSync(rootDocument, "utf8").replace(/^paths:\n/m, "paths:\n  /api/v0/computers:\n    $ref: paths/api_v0_computers.yaml\n"));
+  writeFileSync(
+    rootDocument,
+    readFileSync(rootDocument, "utf8").replace(/^paths:\n/m, "paths:\n  /api/v0/computers:\n    $ref: paths/api_v0_computers.yaml\n"),
+  );
 }

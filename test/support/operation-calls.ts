@@ -23,7 +23,10 @@ export type Fixtures = ReadonlyMap<string, unknown>;
  * body example, cut to its required fields (at every depth) for a required-only call. `fixtures` replace the value of
  * any parameter, and of any body field at any depth, of the same name.
  */
-export function exampleInput(operationId: OperationId, { optional, fixtures = new Map() }: { optional: boolean; fixtures?: Fixtures }): CallInput {
+export function exampleInput(
+  operationId: OperationId,
+  { optional, fixtures = new Map() }: { optional: boolean; fixtures?: Fixtures },
+): CallInput {
   const op = specOperation(operationId);
   const input: CallInput = {};
   for (const param of op.parameters) {
@@ -58,7 +61,9 @@ export function requiredOnly(schema: Json, value: Json): Json {
 function withFixtures(value: Json, fixtures: Fixtures): Json {
   if (Array.isArray(value)) return value.map((item) => withFixtures(item, fixtures));
   if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, fixtures.has(name) ? fixtures.get(name) : withFixtures(field, fixtures)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, field]) => [name, fixtures.has(name) ? fixtures.get(name) : withFixtures(field, fixtures)]),
+  );
 }
 
 /** The `x-sdk` of an operation: its resource and method, and whether the method is written by hand. */
@@ -67,7 +72,12 @@ export function sdkOf(operationId: OperationId): { resource: string; method: str
 }
 
 /** Calls the operation by its operationId (`client.request`). */
-export function callByRequest(client: OrgAgent, operationId: OperationId, input: CallInput, options?: object): PromiseLike<unknown> & { withResponse(): Promise<{ data: unknown; response: Response }> } {
+export function callByRequest(
+  client: OrgAgent,
+  operationId: OperationId,
+  input: CallInput,
+  options?: object,
+): PromiseLike<unknown> & { withResponse(): Promise<{ data: unknown; response: Response }> } {
   const request = client.request as (id: OperationId, params?: CallInput, options?: object) => never;
   return request.call(client, operationId, input, options);
 }
@@ -77,14 +87,20 @@ export function callByRequest(client: OrgAgent, operationId: OperationId, input:
  * the order the spec's rules give them; undefined for a method written by hand (`x-sdk.custom`), whose signature is
  * its own.
  */
-export function callByMethod(client: OrgAgent, operationId: OperationId, input: CallInput, options?: object): (PromiseLike<unknown> & { withResponse(): Promise<{ data: unknown; response: Response }> }) | undefined {
+export function callByMethod(
+  client: OrgAgent,
+  operationId: OperationId,
+  input: CallInput,
+  options?: object,
+): (PromiseLike<unknown> & { withResponse(): Promise<{ data: unknown; response: Response }> }) | undefined {
   const { resource, method, custom } = sdkOf(operationId);
   if (custom) return undefined;
   const op: SpecOperation = specOperation(operationId);
   const pathNames = [...op.path.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!);
   const hasQuery = op.parameters.some((param) => param.in === "query");
   const hasBody = operationObject(operationId).requestBody !== undefined;
-  const object = hasQuery && hasBody ? { ...input.query, ...(input.body as object) } : hasQuery ? input.query : hasBody ? input.body : undefined;
+  const object =
+    hasQuery && hasBody ? { ...input.query, ...(input.body as object) } : hasQuery ? input.query : hasBody ? input.body : undefined;
   const args = [...pathNames.map((name) => input.path?.[name]), ...(hasQuery || hasBody ? [object] : []), options];
   const target = (client as unknown as Record<string, Record<string, (...args: unknown[]) => never>>)[resource]!;
   return target[method]!.call(target, ...args);

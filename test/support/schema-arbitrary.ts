@@ -36,7 +36,9 @@ function plain(node: Json, options: SchemaArbitraryOptions, name: string, depth:
   if (node.enum) return fc.constantFrom(...node.enum);
   if (node.allOf) {
     // Every part is an object here (a map's known keys and its values): one object with each part's fields.
-    return fc.tuple(...node.allOf.map((part: Json) => arbitraryOf(part, options, name, depth + 1))).map((parts) => Object.assign(Object.create(null), ...(parts as object[])));
+    return fc
+      .tuple(...node.allOf.map((part: Json) => arbitraryOf(part, options, name, depth + 1)))
+      .map((parts) => Object.assign(Object.create(null), ...(parts as object[])));
   }
   const union = node.anyOf ?? node.oneOf;
   if (union) return fc.oneof(...union.map((branch: Json) => arbitraryOf(branch, options, name, depth + 1)));
@@ -53,13 +55,19 @@ function ofType(type: string, node: Json, options: SchemaArbitraryOptions, name:
     case "string":
       return stringOf(node);
     case "integer":
-      return fc.integer({ min: node.minimum ?? (node.format === "int64" ? -(2 ** 40) : -1_000), max: node.maximum ?? (node.format === "int64" ? 2 ** 45 : 1_000_000) });
+      return fc.integer({
+        min: node.minimum ?? (node.format === "int64" ? -(2 ** 40) : -1_000),
+        max: node.maximum ?? (node.format === "int64" ? 2 ** 45 : 1_000_000),
+      });
     case "number":
       return fc.double({ min: node.minimum ?? -1e9, max: node.maximum ?? 1e12, noNaN: true, noDefaultInfinity: true });
     case "boolean":
       return fc.boolean();
     case "array":
-      return fc.array(arbitraryOf(node.items ?? {}, options, name, depth + 1), { minLength: node.minItems ?? 0, maxLength: Math.min(node.maxItems ?? 4, 4) });
+      return fc.array(arbitraryOf(node.items ?? {}, options, name, depth + 1), {
+        minLength: node.minItems ?? 0,
+        maxLength: Math.min(node.maxItems ?? 4, 4),
+      });
     case "object":
       return objectOf(node, options, depth);
     default:
@@ -73,7 +81,8 @@ function stringOf(node: Json): fc.Arbitrary<string> {
     const yesterday = Math.floor(Date.now() / 86_400_000) - 1;
     return fc.integer({ min: yesterday - 700, max: yesterday }).map((day) => new Date(day * 86_400_000).toISOString().slice(0, 10));
   }
-  if (node.format === "date-time") return fc.date({ min: new Date("2020-01-01"), max: new Date("2030-01-01"), noInvalidDate: true }).map((date) => date.toISOString());
+  if (node.format === "date-time")
+    return fc.date({ min: new Date("2020-01-01"), max: new Date("2030-01-01"), noInvalidDate: true }).map((date) => date.toISOString());
   if (node.format === "uuid") return fc.uuid();
   if (node.format === "email") return fc.emailAddress();
   const minLength = node.minLength ?? 0;
@@ -88,15 +97,30 @@ function objectOf(node: Json, options: SchemaArbitraryOptions, depth: number): f
   // Each known field: always when required; optional ones present or absent (in the loose reading, absent often).
   const fields = properties.map(([key, schema]) => {
     const value = arbitraryOf(schema, options, key, depth + 1);
-    return required.has(key) ? value.map((v) => [[key, v]] as Array<[string, unknown]>) : fc.option(value.map((v) => [[key, v]] as Array<[string, unknown]>), { nil: [], freq: loose ? 2 : 5 });
+    return required.has(key)
+      ? value.map((v) => [[key, v]] as Array<[string, unknown]>)
+      : fc.option(
+          value.map((v) => [[key, v]] as Array<[string, unknown]>),
+          { nil: [], freq: loose ? 2 : 5 },
+        );
   });
   const map = node.additionalProperties;
   const extras =
     map && map !== true
       ? fc.array(fc.tuple(KEYS, arbitraryOf(map, options, "", depth + 1)), { maxLength: 4 })
       : loose
-        ? fc.array(fc.tuple(KEYS.filter((key) => !(node.properties && Object.hasOwn(node.properties, key))), fc.jsonValue({ maxDepth: 2 })), { maxLength: 2 })
+        ? fc.array(
+            fc.tuple(
+              KEYS.filter((key) => !(node.properties && Object.hasOwn(node.properties, key))),
+              fc.jsonValue({ maxDepth: 2 }),
+            ),
+            { maxLength: 2 },
+          )
         : fc.constant([] as Array<[string, unknown]>);
   // Object.fromEntries defines each key as the object's own (a key "__proto__" is a field, not its prototype).
-  return fc.tuple(fc.tuple(...fields), extras).map(([known, extra]) => Object.fromEntries([...(extra as Array<[string, unknown]>), ...(known as Array<Array<[string, unknown]>>).flat()]));
+  return fc
+    .tuple(fc.tuple(...fields), extras)
+    .map(([known, extra]) =>
+      Object.fromEntries([...(extra as Array<[string, unknown]>), ...(known as Array<Array<[string, unknown]>>).flat()]),
+    );
 }

@@ -5,9 +5,7 @@ import { operations, type OperationId } from "../../generated/spec-tables.js";
 
 type Json = any; // the bundled document is walked dynamically; every lookup below fails loudly if it is missing
 
-export const spec: Json = JSON.parse(
-  readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"),
-);
+export const spec: Json = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
 
 /** Follows a local `$ref` (repeatedly) to the node it names. */
 export function deref(node: Json): Json {
@@ -133,27 +131,25 @@ export interface SpecOperation {
 }
 
 /** Every operation of the spec, in document order. */
-export const specOperations: SpecOperation[] = Object.entries(spec.paths as Record<string, Json>).flatMap(
-  ([path, rawItem]) => {
-    const item = deref(rawItem);
-    return ["get", "put", "post", "delete", "patch"]
-      .filter((method) => item[method])
-      .map((method) => {
-        const op = item[method];
-        const successStatus = Number(Object.keys(op.responses).find((code) => /^2\d\d$/.test(code)));
-        return {
-          operationId: op.operationId,
-          method: method.toUpperCase(),
-          path,
-          parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(p)),
-          requestExample: examplesOf(deref(op.requestBody)?.content?.["application/json"])[0]?.value,
-          successStatus,
-          successExample: successExample(op.operationId),
-          responses: op.responses,
-        };
-      });
-  },
-);
+export const specOperations: SpecOperation[] = Object.entries(spec.paths as Record<string, Json>).flatMap(([path, rawItem]) => {
+  const item = deref(rawItem);
+  return ["get", "put", "post", "delete", "patch"]
+    .filter((method) => item[method])
+    .map((method) => {
+      const op = item[method];
+      const successStatus = Number(Object.keys(op.responses).find((code) => /^2\d\d$/.test(code)));
+      return {
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        parameters: [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(p)),
+        requestExample: examplesOf(deref(op.requestBody)?.content?.["application/json"])[0]?.value,
+        successStatus,
+        successExample: successExample(op.operationId),
+        responses: op.responses,
+      };
+    });
+});
 
 export function specOperation(operationId: string): SpecOperation {
   const op = specOperations.find((o) => o.operationId === operationId);
