@@ -663,6 +663,7 @@ export interface components {
         AnalyticsForbidden: ResponseAnalyticsForbidden;
         TooManyRequests: ResponseTooManyRequests;
         AnalyticsInternalError: ResponseAnalyticsInternalError;
+        ServiceUnavailable: ResponseServiceUnavailable;
         ReadinessBadRequest: ResponseReadinessBadRequest;
         ReadinessUnauthorized: ResponseReadinessUnauthorized;
         ReadinessInternalError: ResponseReadinessInternalError;
@@ -2412,6 +2413,20 @@ export type ResponseAnalyticsInternalError = {
         "application/json": AnalyticsError;
     };
 };
+/**
+ * @description The service is overloaded or briefly unavailable, and refused the request without acting on it. `Retry-After`, when
+ *     present, tells how long to wait. Sent by the service or by a gateway in front of it, so the body may not be JSON.
+ */
+export type ResponseServiceUnavailable = {
+    headers: {
+        "Retry-After": string;
+        "X-Request-Id": string;
+        [name: string]: unknown;
+    };
+    content: {
+        "application/json": Problem;
+    };
+};
 /** @description Invalid request parameters. */
 export type ResponseReadinessBadRequest = {
     headers: {
@@ -2584,6 +2599,7 @@ export interface operations {
             403: ResponseAnalyticsForbidden;
             429: ResponseTooManyRequests;
             500: ResponseAnalyticsInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     getAnalyticsTools: {
@@ -2632,6 +2648,7 @@ export interface operations {
             403: ResponseAnalyticsForbidden;
             429: ResponseTooManyRequests;
             500: ResponseAnalyticsInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     getAnalyticsActivity: {
@@ -2680,6 +2697,7 @@ export interface operations {
             403: ResponseAnalyticsForbidden;
             429: ResponseTooManyRequests;
             500: ResponseAnalyticsInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     getAnalyticsProductivity: {
@@ -2720,6 +2738,7 @@ export interface operations {
             403: ResponseAnalyticsForbidden;
             429: ResponseTooManyRequests;
             500: ResponseAnalyticsInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     listAnalyticsUsers: {
@@ -2771,6 +2790,7 @@ export interface operations {
             403: ResponseAnalyticsForbidden;
             429: ResponseTooManyRequests;
             500: ResponseAnalyticsInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     listReadinessReports: {
@@ -2812,6 +2832,7 @@ export interface operations {
             401: ResponseReadinessUnauthorized;
             429: ResponseTooManyRequests;
             500: ResponseReadinessInternalError;
+            503: ResponseServiceUnavailable;
         };
     };
     listEnterpriseControlsHistory: {
@@ -2849,6 +2870,7 @@ export interface operations {
             403: ResponseForbidden;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     setUserLimits: {
@@ -2882,6 +2904,7 @@ export interface operations {
             415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     createSession: {
@@ -2916,6 +2939,7 @@ export interface operations {
             415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     getSession: {
@@ -2955,6 +2979,7 @@ export interface operations {
             404: ResponseNotFound;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     sendSessionMessage: {
@@ -2995,6 +3020,7 @@ export interface operations {
             415: ResponseUnsupportedMediaType;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     getSessionMessage: {
@@ -3039,6 +3065,7 @@ export interface operations {
             404: ResponseNotFound;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     getComputer: {
@@ -3072,6 +3099,7 @@ export interface operations {
             404: ResponseNotFound;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     getComputerByName: {
@@ -3105,6 +3133,7 @@ export interface operations {
             404: ResponseNotFound;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     retryComputerInstallDeps: {
@@ -3139,6 +3168,7 @@ export interface operations {
             409: ResponseConflict;
             429: ResponseTooManyRequests;
             500: ResponseInternalServerError;
+            503: ResponseServiceUnavailable;
         };
     };
     receiveHookInput: {

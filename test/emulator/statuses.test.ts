@@ -1,7 +1,7 @@
 // Every status the spec documents for an operation (500 aside: the emulator never fails on purpose) can be provoked
 // from the emulator, with a body valid against the spec's schema for that status. The list is read from the spec:
 // a status added to it fails here until the emulator can answer it and this table says how. An operation added
-// without emulated behaviour is answered from its example: its success, 401 and 429 come from its example values.
+// without emulated behaviour is answered from its example: its success, 401, 429 and 503 come from its example values.
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { OperationId } from "../../generated/spec-tables.js";
@@ -18,8 +18,8 @@ interface Call {
   contentType?: string;
   /** The key to send; null sends no Authorization. Default: the owner's. */
   key?: string | null;
-  /** Send to the rate-limited emulator, twice, and answer with the second. */
-  overTheLimit?: boolean;
+  /** Send to a rate-limited emulator, twice, and answer with the second: 429 (a rate limit) or 503 (overload). */
+  overTheLimit?: "429" | "503";
   /** Announce a body of this many bytes and send only its first bytes. */
   announce?: number;
 }
@@ -32,6 +32,7 @@ interface Answer {
 
 let emulator: Emulator;
 let limited: Emulator;
+let overloaded: Emulator;
 const ids = { session: "", busySession: "", message: "", computer: "", failed: "", busyComputer: "", provisioning: "" };
 const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
 const range = `startDate=${day(3)}&endDate=${day(1)}`;
@@ -40,9 +41,10 @@ const JSON_TYPE = "application/json";
 beforeAll(async () => {
   // Install steps take an hour, so a computer made busy here stays busy; sessions are ready at once.
   const timing = { sessionStartMs: 0, replyMs: 3_600_000, installMs: 3_600_000 };
-  [emulator, limited] = await Promise.all([
+  [emulator, limited, overloaded] = await Promise.all([
     startEmulator({ seed: "statuses", timing }),
     startEmulator({ seed: "statuses", timing, rateLimit: { requestsPerSecond: 0.01, burst: 1 } }),
+    startEmulator({ seed: "statuses", timing, rateLimit: { requestsPerSecond: 0.01, burst: 1, style: "overload" } }),
   ]);
   const byName = (name: string) => emulator.org.computers.find((c) => c.name === name)!.id;
   Object.assign(ids, {
@@ -60,11 +62,11 @@ beforeAll(async () => {
   ids.busySession = (busy.body as { sessionId: string }).sessionId;
   expect((await send({ method: "POST", target: `/api/v0/computers/${ids.busyComputer}/install-deps` })).status).toBe(202);
 });
-afterAll(() => Promise.all([emulator?.close(), limited?.close()]));
+afterAll(() => Promise.all([emulator?.close(), limited?.close(), overloaded?.close()]));
 
-/** Sends one request to the emulator (or, over the limit, two to the rate-limited one) and reads the answer. */
+/** Sends one request to the emulator (or, over the limit, two to a rate-limited one) and reads the answer. */
 async function send(call: Call): Promise<Answer> {
-  const server = call.overTheLimit ? limited : emulator;
+  const server = limiterFor(call.overTheLimit);
   const key = call.key === undefined ? server.keys.owner : call.key;
   const headers: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }) };
   if (call.body !== undefined) headers["content-type"] = call.contentType ?? JSON_TYPE;
@@ -106,7 +108,8 @@ const analytics = (path: string) => ({
   "400": () => send({ target: `${path}?startDate=2026-02-30&endDate=${day(1)}` }),
   "401": () => send({ target: `${path}?${range}`, key: null }),
   "403": () => send({ target: `${path}?${range}`, key: emulator.keys.member }),
-  "429": () => send({ target: `${path}?${range}`, overTheLimit: true }),
+  "429": () => send({ target: `${path}?${range}`, overTheLimit: "429" }),
+  "503": () => send({ target: `${path}?${range}`, overTheLimit: "503" }),
 });
 /** A request with a JSON body: its 413 (announced too large) and 415 (sent as text) come with it. */
 const withBody = (method: string, target: string, body: string) => ({
@@ -116,7 +119,8 @@ const withBody = (method: string, target: string, body: string) => ({
 const everyone = (call: Call) => ({
   "401": () => send({ ...call, key: null }),
   "403": () => send({ ...call, key: emulator.keys.guest }),
-  "429": () => send({ ...call, overTheLimit: true }),
+  "429": () => send({ ...call, overTheLimit: "429" }),
+  "503": () => send({ ...call, overTheLimit: "503" }),
 });
 
 /** How to provoke each documented status of each operation with emulated behaviour. */
@@ -133,7 +137,8 @@ const provoke: Partial<Record<OperationId, Record<string, () => Promise<Answer>>
     "200": () => readiness(""),
     "400": () => readiness("?startAfter=00000000-0000-4000-8000-000000000000"),
     "401": () => readiness("", null),
-    "429": () => readiness("", undefined, true),
+    "429": () => readiness("", undefined, "429"),
+    "503": () => readiness("", undefined, "503"),
   },
   listEnterpriseControlsHistory: {
     ...everyone({ target: "/api/v0/organization/enterprise-controls/history" }),
@@ -238,9 +243,14 @@ function lazy(make: () => Record<string, () => Promise<Answer>>): Record<string,
   return Object.fromEntries(Object.keys(make()).map((status) => [status, () => make()[status]!()]));
 }
 
+/** The emulator a call over the limit goes to: one answering 429, one shedding load with 503; otherwise the unlimited one. */
+function limiterFor(overTheLimit: "429" | "503" | undefined): Emulator {
+  return overTheLimit === "429" ? limited : overTheLimit === "503" ? overloaded : emulator;
+}
+
 /** The app host's readiness reports. */
-async function readiness(query: string, key: string | null = emulator.keys.owner, overTheLimit = false): Promise<Answer> {
-  const server = overTheLimit ? limited : emulator;
+async function readiness(query: string, key: string | null = emulator.keys.owner, overTheLimit?: "429" | "503"): Promise<Answer> {
+  const server = limiterFor(overTheLimit);
   const headers = key === null ? {} : { authorization: `Bearer ${key === emulator.keys.owner ? server.keys.owner : key}` };
   const once = () => fetch(`${server.appUrl}/api/organization/maturity-level-reports${query}`, { headers });
   if (overTheLimit) await (await once()).arrayBuffer();
