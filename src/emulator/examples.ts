@@ -6,6 +6,7 @@
 // first time each such operation is called. Hand-written behaviour (handlers.ts) replaces this where state matters.
 import { operationExamples } from "../../generated/examples.js";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
+import type { PaginationRule } from "../core/cursor.js";
 import { HttpProblem, type Operation, type Operations, type RequestContext, type Role } from "./http.js";
 
 /** The header that marks an answer taken from the spec's examples. */
@@ -13,15 +14,6 @@ export const EXAMPLE_ANSWER = { header: "X-Emulator-Answer", value: "example" } 
 
 const EVERY_ROLE: readonly Role[] = ["owner", "manager", "member", "guest"];
 const MEMBERS: readonly Role[] = ["owner", "manager", "member"];
-
-interface PagingRule {
-  readonly items: string;
-  readonly cursorParam: string;
-  readonly limitParam?: string;
-  readonly nextCursor?: string;
-  readonly hasMore?: string;
-  readonly cursorFromLastItem?: string;
-}
 
 /**
  * Every operation of the spec: the hand-written ones, and for each other one its answer from the spec's example.
@@ -38,7 +30,7 @@ function exampleOperation(operationId: OperationId, log: (line: string) => void)
   const spec = operations[operationId] as {
     method: string;
     path: string;
-    pagination?: PagingRule;
+    pagination?: PaginationRule;
     params: Record<string, { schema: { default?: unknown } }>;
   };
   const entry = operationExamples[operationId];
@@ -64,7 +56,7 @@ function exampleOperation(operationId: OperationId, log: (line: string) => void)
 
 /** One page of the example's items: from the cursor, at most `limit` of them (default: the parameter's, else all). */
 function examplePage(
-  rule: PagingRule,
+  rule: PaginationRule,
   example: unknown,
   { query }: RequestContext,
   params: Record<string, { schema: { default?: unknown } }>,
