@@ -75,10 +75,11 @@ const TARGETS = [
   },
   {
     what: "bundle, orgagent min+gzip (kB)",
-    // The measured size (21.38 kB) and a little: what each part costs is in docs/performance.md. It was 18.24 kB
+    // The measured size (25.35 kB) and a little: what each part costs is in docs/performance.md. It was 18.24 kB
     // before the one request pipeline (middleware on every call, client.request, plugins, raw under the same
-    // limits, credentials scrubbed from every error field, unknown keys refused with a suggestion).
-    fail: 21.6,
+    // limits, credentials scrubbed from every error field, unknown keys refused with a suggestion: 21.38 kB), and the
+    // rate controller with its header dialects added about 3.9 kB.
+    fail: 25.6,
     higherIsBetter: false,
     value: (r) => r.bundle.sizes.find((s) => s.name === "orgagent").gzip / KB,
   },
