@@ -1,0 +1,71 @@
+// A seeded sample of the SDK's mutants, for a run that would otherwise test more than its budget again
+// (scripts/mutation/stryker.mjs, docs/testing.md#mutation-testing). Stryker's `mutate` takes line ranges: the sample
+// is a set of source lines drawn at random, and Stryker tests every mutant that lies wholly on a drawn line. So the
+// score of the sample estimates the score of the whole SDK, measured in minutes whatever a change touched. (A mutant
+// spanning lines, such as an emptied block, is never drawn; those are the easiest to kill, so the estimate errs low.)
+import { createHash } from "node:crypto";
+
+/** A line that can hold a mutant: code, not a blank, a comment, an import or lone punctuation. */
+export function isCodeLine(line) {
+  const text = line.trim();
+  if (!text || /^(\/\/|\/\*|\*|import\b|export \* from|export type\b)/.test(text)) return false;
+  return /[\w"'`]/.test(text);
+}
+
+/** The code lines of a file's text, 1-based. */
+export function codeLines(text) {
+  const lines = [];
+  text.split("\n").forEach((line, i) => {
+    if (isCodeLine(line)) lines.push(i + 1);
+  });
+  return lines;
+}
+
+/** A small seeded generator (mulberry32): the same seed draws the same sample on every machine. */
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Draws lines from `sources` (file → text) until they hold about `budget` mutants at `perLine` mutants a line; the
+ * seed is the sources' digest, so the same code always gives the same sample. Returns Stryker `mutate` entries
+ * (`src/core/hub.ts:12-12`), sorted, and the number of lines drawn of all code lines.
+ */
+export function sampleLines(sources, budget, perLine) {
+  const digest = createHash("sha256");
+  const population = [];
+  for (const [file, text] of Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))) {
+    digest.update(file).update("\0").update(text).update("\0");
+    for (const line of codeLines(text)) population.push([file, line]);
+  }
+  const wanted = Math.min(population.length, Math.max(1, Math.round(budget / Math.max(perLine, 0.01))));
+  const next = random(digest.digest().readUInt32BE(0));
+  // A partial Fisher-Yates shuffle: the first `wanted` places are the sample.
+  for (let i = 0; i < wanted; i++) {
+    const j = i + Math.floor(next() * (population.length - i));
+    [population[i], population[j]] = [population[j], population[i]];
+  }
+  const drawn = population
+    .slice(0, wanted)
+    .sort(([fileA, lineA], [fileB, lineB]) => fileA.localeCompare(fileB) || lineA - lineB)
+    .map(([file, line]) => `${file}:${line}-${line}`);
+  return { mutate: drawn, lines: wanted, of: population.length };
+}
+
+/** Mutants per code line in a Stryker result (its files' sources and mutants): how many a drawn line holds. */
+export function mutantsPerCodeLine(result) {
+  let lines = 0;
+  let mutants = 0;
+  for (const { source, mutants: list } of Object.values(result.files ?? {})) {
+    lines += codeLines(source).length;
+    mutants += list.filter((mutant) => mutant.status !== "Ignored").length;
+  }
+  return lines ? mutants / lines : 1;
+}
