@@ -1,0 +1,78 @@
+// The sample CI tests when a change makes more mutants stale than its budget (scripts/mutation/sample.mjs): source
+// lines drawn at random, the same for the same code, about as many mutants as the budget, in Stryker's range form.
+import { describe, expect, it } from "vitest";
+// @ts-expect-error a plain ES module of the scripts, without declarations
+import { codeLines, isCodeLine, mutantsPerCodeLine, sampleLines } from "../../scripts/mutation/sample.mjs";
+
+const file = (lines: number) => Array.from({ length: lines }, (_, i) => `const v${i} = ${i} + 1;`).join("\n");
+
+describe("code lines", () => {
+  it.each([
+    ["const a = b + 1;", true],
+    ['  return "x";', true],
+    ["", false],
+    ["   ", false],
+    ["// a comment", false],
+    [" * a doc line", false],
+    ['import { a } from "./a.js";', false],
+    ["  });", false],
+    ["}", false],
+  ])("%j is code: %s", (line, expected) => {
+    expect(isCodeLine(line)).toBe(expected);
+  });
+
+  it("are numbered from 1", () => {
+    expect(codeLines("// x\nconst a = 1;\n\nconst b = 2;")).toEqual([2, 4]);
+  });
+});
+
+describe("the sample", () => {
+  const sources = { "src/a.ts": file(400), "src/b.ts": file(600) };
+
+  it("holds about the budget's mutants: budget ÷ mutants a line, of lines", () => {
+    const sample = sampleLines(sources, 100, 2);
+    expect(sample.lines).toBe(50);
+    expect(sample.of).toBe(1000);
+    expect(sample.mutate).toHaveLength(50);
+  });
+
+  it("is Stryker's line ranges, one line each, sorted by file and line, none twice", () => {
+    const { mutate } = sampleLines(sources, 300, 1);
+    for (const range of mutate) expect(range).toMatch(/^src\/[ab]\.ts:(\d+)-\1$/);
+    const keys = mutate.map((range: string) => {
+      const [name, lines] = range.split(":");
+      return [name!, Number(lines!.split("-")[0])] as const;
+    });
+    expect(new Set(mutate).size).toBe(mutate.length);
+    expect([...keys].sort(([fa, la], [fb, lb]) => fa.localeCompare(fb) || la - lb)).toEqual(keys);
+  });
+
+  it("is the same for the same code, and another for other code", () => {
+    expect(sampleLines(sources, 100, 1)).toEqual(sampleLines({ ...sources }, 100, 1));
+    expect(sampleLines({ ...sources, "src/a.ts": `${sources["src/a.ts"]}\nconst w = 2;` }, 100, 1).mutate).not.toEqual(
+      sampleLines(sources, 100, 1).mutate,
+    );
+  });
+
+  it("draws from every file, not only the first", () => {
+    const { mutate } = sampleLines(sources, 200, 1);
+    expect(mutate.some((range: string) => range.startsWith("src/a.ts"))).toBe(true);
+    expect(mutate.some((range: string) => range.startsWith("src/b.ts"))).toBe(true);
+  });
+
+  it("never more lines than there are", () => {
+    expect(sampleLines({ "src/a.ts": file(10) }, 1_000, 1).lines).toBe(10);
+  });
+});
+
+it("mutants a code line: the result's mutants, those left out (Ignored) aside, over its files' code lines", () => {
+  const result = {
+    files: {
+      "src/a.ts": {
+        source: "// x\nconst a = 1;\nconst b = 2;\n",
+        mutants: [{ status: "Killed" }, { status: "Survived" }, { status: "Ignored" }],
+      },
+    },
+  };
+  expect(mutantsPerCodeLine(result)).toBe(1);
+});
