@@ -35,15 +35,20 @@ function random(seed) {
 
 /**
  * Draws lines from `sources` (file → text) until they hold about `budget` mutants at `perLine` mutants a line; the
- * seed is the sources' digest, so the same code always gives the same sample. Returns Stryker `mutate` entries
- * (`src/core/hub.ts:12-12`), sorted, and the number of lines drawn of all code lines.
+ * seed is the digest of the code lines, so the same code always gives the same sample (a comment added, such as one
+ * marking an equivalent mutant, changes neither the seed nor which code lines are drawn). Returns Stryker `mutate`
+ * entries (`src/core/hub.ts:12-12`), sorted, and the number of lines drawn of all code lines.
  */
 export function sampleLines(sources, budget, perLine) {
   const digest = createHash("sha256");
   const population = [];
   for (const [file, text] of Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))) {
-    digest.update(file).update("\0").update(text).update("\0");
-    for (const line of codeLines(text)) population.push([file, line]);
+    const all = text.split("\n");
+    digest.update(file).update("\0");
+    for (const line of codeLines(text)) {
+      digest.update(all[line - 1].trim()).update("\n");
+      population.push([file, line]);
+    }
   }
   const wanted = Math.min(population.length, Math.max(1, Math.round(budget / Math.max(perLine, 0.01))));
   const next = random(digest.digest().readUInt32BE(0));

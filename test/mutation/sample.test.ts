@@ -47,6 +47,13 @@ describe("the sample", () => {
     expect([...keys].sort(([fa, la], [fb, lb]) => fa.localeCompare(fb) || la - lb)).toEqual(keys);
   });
 
+  it("is the same code lines when only comments change: a comment marking an equivalent mutant moves no line of it", () => {
+    const commented = { ...sources, "src/a.ts": `// a comment\n${sources["src/a.ts"]}` };
+    const shift = (range: string) =>
+      range.replace(/^src\/a\.ts:(\d+)-\d+$/, (_, line: string) => `src/a.ts:${Number(line) + 1}-${Number(line) + 1}`);
+    expect(sampleLines(commented, 100, 1).mutate).toEqual(sampleLines(sources, 100, 1).mutate.map(shift));
+  });
+
   it("is the same for the same code, and another for other code", () => {
     expect(sampleLines(sources, 100, 1)).toEqual(sampleLines({ ...sources }, 100, 1));
     expect(sampleLines({ ...sources, "src/a.ts": `${sources["src/a.ts"]}\nconst w = 2;` }, 100, 1).mutate).not.toEqual(
