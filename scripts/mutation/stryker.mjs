@@ -23,8 +23,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const committed = join(root, "test/mutation/incremental.json.gz");
 // Where the config's `incrementalFile` points.
 const working = join(root, "dist/mutation/incremental.json");
-// A sampled run's own result, apart from the whole one.
-const sampleFile = join(root, "dist/mutation/sample.json");
+// A sampled run's configuration: the committed one with the sample's line ranges.
+const sampleConfig = join(root, "dist/mutation/sample.config.mjs");
 const args = process.argv.slice(2);
 const budgetFlag = args.indexOf("--max-retests");
 const budget = budgetFlag >= 0 ? Number(args.splice(budgetFlag, 2)[1]) : Infinity;
@@ -50,15 +50,19 @@ if (existsSync(working) && !args.includes("--force")) {
         "refresh it with a full run (npm run test:mutation -- --force, then commit test/mutation/incremental.json.gz; " +
         "docs/testing.md#mutation-testing).",
     );
-    // The sample reads the committed result (its unchanged mutants are not tested again) and writes its own, so the
-    // committed one is never replaced by a sample's.
-    writeFileSync(sampleFile, readFileSync(working));
-    args.push("--mutate", sample.mutate.join(","), "--incrementalFile", relative(root, sampleFile));
+    // Every mutant of the sample is tested (not incremental: an incremental run would also report the committed
+    // result's mutants outside the sample, and hold their old statuses to the threshold), and the committed result is
+    // left alone.
+    writeFileSync(
+      sampleConfig,
+      `import base from "../../test/mutation/stryker.config.mjs";\nexport default { ...base, incremental: false, mutate: ${JSON.stringify(sample.mutate)} };\n`,
+    );
     sampled = true;
   }
 }
 const before = existsSync(working) ? statSync(working).mtimeMs : 0;
-const run = spawnSync("npx", ["stryker", "run", "test/mutation/stryker.config.mjs", ...args], { cwd: root, stdio: "inherit" });
+const configFile = sampled ? relative(root, sampleConfig) : "test/mutation/stryker.config.mjs";
+const run = spawnSync("npx", ["stryker", "run", configFile, ...args], { cwd: root, stdio: "inherit" });
 // Kept whenever Stryker wrote a whole result, also under the threshold (the result is true; the score is what failed).
 if (!sampled && existsSync(working) && statSync(working).mtimeMs > before) {
   writeFileSync(committed, gzipSync(readFileSync(working), { level: 9 }));
