@@ -185,3 +185,56 @@ describe("waiting", () => {
     expect(controller.state).toMatchObject({ inFlight: 0, waiting: 0, started: 3, refused: 1, accepted: 0 });
   });
 });
+
+// The controller's decisions read on a clock the test moves: what a told quota lets start, and when.
+describe("a quota the service tells", () => {
+  const told = (remaining: number, reset?: string) =>
+    new Headers({
+      "ratelimit-limit": "10",
+      "ratelimit-remaining": String(remaining),
+      ...(reset === undefined ? {} : { "ratelimit-reset": reset }),
+    });
+  const at = (start: number) => {
+    const clock = { now: start };
+    return { clock, controller: new AdaptiveRateController(() => clock.now) };
+  };
+
+  it.each([
+    [8, true],
+    [5, true],
+    [4, false],
+  ])("with %i of 10 left and half a second to the reset, the next request goes at once: %s", (remaining, atOnce) => {
+    const { controller } = at(1_000);
+    controller.tryAcquire()!.observe(200, told(remaining, "0.5"));
+    const next = controller.tryAcquire();
+    expect(next !== undefined).toBe(atOnce);
+  });
+
+  it("under half the quota left, the rest is spread evenly up to the reset: 4 left, 500 ms to go, one every 100 ms", () => {
+    const { clock, controller } = at(1_000);
+    controller.tryAcquire()!.observe(200, told(4, "0.5"));
+    clock.now = 1_099;
+    expect(controller.tryAcquire()).toBeUndefined();
+    clock.now = 1_100;
+    expect(controller.tryAcquire()).toBeDefined();
+  });
+
+  it("nothing left and no reset told: one request at a time asks, each after the answer before it", () => {
+    const { controller } = at(1_000);
+    const [first, second] = [controller.tryAcquire()!, controller.tryAcquire()!];
+    first.observe(200, told(0));
+    expect(controller.tryAcquire()).toBeUndefined();
+    second.observe(200, new Headers());
+    expect(controller.tryAcquire()).toBeDefined();
+  });
+
+  it("an answer after the reset that tells no quota: the quota is forgotten, and requests go while others are in flight", () => {
+    const { clock, controller } = at(1_000);
+    const [first, second, third] = [controller.tryAcquire()!, controller.tryAcquire()!, controller.tryAcquire()!];
+    first.observe(200, told(0, "1")); // whole seconds: the reset may come up to a second early or late
+    clock.now = 2_100;
+    second.observe(200, new Headers());
+    expect(controller.tryAcquire()).toBeDefined();
+    third.release();
+  });
+});
