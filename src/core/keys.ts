@@ -22,6 +22,7 @@ export function checkKnownKeys(value: object | undefined, known: ReadonlySet<str
 
 /** The known key that `key` most likely meant: the same letters in another case or style, else a close spelling. */
 export function closest(key: string, known: Iterable<string>): string | undefined {
+  // Stryker disable next-line MethodExpression: names are compared folded to one case, upper or lower alike
   const plain = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
   let best: string | undefined;
   let bestDistance = Infinity;

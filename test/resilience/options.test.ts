@@ -241,3 +241,21 @@ describe("a list whose pages stay empty but keep saying there is more", () => {
     }
   });
 });
+
+describe("rateLimiting", () => {
+  it.each([["yes"], [1], [null]])("%j is refused at construction, as true or false is asked for", (value) => {
+    let error: unknown;
+    try {
+      new OrgAgent({ apiKey: "k", baseUrl: "http://127.0.0.1:1", rateLimiting: value as never });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "rateLimiting", allowed: "true or false", rule: "option" });
+    expect((error as Error).message).toContain("rateLimiting");
+  });
+});
+
+it("an APIUserAbortError made without a message says the request was aborted", () => {
+  expect(new APIUserAbortError().message).toBe("Request was aborted");
+});

@@ -819,3 +819,22 @@ describe("the caller's signal", () => {
     expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 });
+
+describe("UserLimitsAbortedError's message counts every entry", () => {
+  const partial = (superseded: number) => ({
+    updated: [{ email: "a@x.com", limit: 1 }],
+    errors: [],
+    uncertain: [],
+    notSent: [{ email: "b@x.com", limit: 2, index: 2 }],
+    superseded: Array.from({ length: superseded }, (_, i) => ({ email: "b@x.com", limit: i, index: i, by: 2 })),
+    throttled: 0,
+  });
+
+  it("with the entries superseded by a later one when there are some, and without a word of them when none", () => {
+    const signal = AbortSignal.abort(new Error("stop"));
+    expect(new UserLimitsAbortedError(partial(1), { signal }).message).toMatch(
+      /: 1 limits applied, 0 not applied, 0 in flight \(may have been applied\), 1 not sent, 1 superseded by a later entry\.$/,
+    );
+    expect(new UserLimitsAbortedError(partial(0), { signal }).message).toMatch(/, 1 not sent\.$/);
+  });
+});
