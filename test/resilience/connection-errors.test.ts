@@ -49,6 +49,7 @@ describe("a refused connection (a real one)", () => {
     const client = new OrgAgent({ apiKey: "test-key", baseUrl: base, maxRetries: 0, logLevel: "off" });
     const error = await rejection(client.computers.get("cmp_1"));
     expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error.name).toBe("APIConnectionError");
     expect(error.message).toMatch(
       /^Connection error: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+ \(ECONNREFUSED\) \[getComputer: GET http:\/\/127\.0\.0\.1:\d+\/api\/v0\/computers\/cmp_1\]$/,
     );

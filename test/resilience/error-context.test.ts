@@ -88,6 +88,14 @@ describe("errors of every kind carry the context", () => {
     expectContext(error, "getComputer", "GET", path, `${server.url}/api/v0/computers/cmp_1`);
   });
 
+  it("a 4xx the API names no class for (418): an APIError of that status, not a server error", async () => {
+    const server = await scripted({ kind: "status", status: 418 });
+    const error = await rejection(clientOf(server).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).not.toBeInstanceOf(InternalServerError);
+    expect(error.status).toBe(418);
+  });
+
   it("a success body that is not the documented one", async () => {
     const server = await scripted({ kind: "raw", headers: { "content-type": "application/json" }, body: "{}" });
     const error = await rejection(clientOf(server).computers.getByName("box-1"));

@@ -228,6 +228,30 @@ describe("a quota the service tells", () => {
     expect(controller.tryAcquire()).toBeDefined();
   });
 
+  it.each([
+    ["0.5", true],
+    ["1", false],
+  ])(
+    "past a reset told as %s s, a request goes while another is in flight: %s (a reset in whole seconds may not have come yet)",
+    (reset, atOnce) => {
+      const { clock, controller } = at(1_000);
+      const [first, second] = [controller.tryAcquire()!, controller.tryAcquire()!];
+      first.observe(200, told(0, reset));
+      clock.now = 2_000;
+      expect(controller.tryAcquire() !== undefined).toBe(atOnce);
+      second.release();
+    },
+  );
+
+  it("an answer before the reset that tells no quota leaves the quota as told: nothing left, so requests wait", () => {
+    const { clock, controller } = at(1_000);
+    const [first, second] = [controller.tryAcquire()!, controller.tryAcquire()!];
+    first.observe(200, told(0, "1"));
+    clock.now = 1_200;
+    second.observe(200, new Headers());
+    expect(controller.tryAcquire()).toBeUndefined();
+  });
+
   it("an answer after the reset that tells no quota: the quota is forgotten, and requests go while others are in flight", () => {
     const { clock, controller } = at(1_000);
     const [first, second, third] = [controller.tryAcquire()!, controller.tryAcquire()!, controller.tryAcquire()!];
