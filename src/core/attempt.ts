@@ -43,6 +43,7 @@ export class Attempt {
   /** The URL of the request in flight (a redirect's target once followed), once the transport sends it. */
   url: string | undefined;
   /** The call's credentials (its credential headers): never shown, with the key. */
+  // Stryker disable next-line ArrayDeclaration: every attempt is given its call's secrets before it sends
   secrets: readonly string[] = [];
   /** The key the transport sent, once it has it. */
   key: string | undefined;

@@ -87,6 +87,7 @@ export class InFlightCap {
 
   #abort(): void {
     // The job's reason goes on to every task, so each one's APIUserAbortError has it as its cause.
+    // Stryker disable next-line OptionalChaining: only the signal's own abort listener calls this, so it is there
     const reason: unknown = this.signal?.reason;
     this.dropWaiting(APIUserAbortError.of(this.signal));
     for (const task of this.#tasks) task.abort(reason);

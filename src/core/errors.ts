@@ -270,6 +270,7 @@ export class APIUserAbortError extends OrgAgentError {
   /** The error for an aborted `signal`, its reason as the cause; says so when the signal timed out. */
   static of(signal: AbortSignal | undefined): APIUserAbortError {
     const reason: unknown = signal?.reason;
+    // Stryker disable next-line OptionalChaining: an aborted signal always has a reason (abort() without one gives an AbortError)
     const timedOut = (reason as { name?: unknown } | undefined)?.name === "TimeoutError";
     return new APIUserAbortError(timedOut ? "Request was aborted: its signal timed out (AbortSignal.timeout)" : "Request was aborted", {
       cause: reason,
@@ -297,6 +298,7 @@ function describeValue(value: unknown): string {
   if (typeof value === "number") return String(value); // JSON would show NaN and Infinity as null
   let text: string;
   try {
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a string stringifies to JSON either way
     text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
     // Nested too deep to show (JSON.parse reads what JSON.stringify cannot write back), or not JSON at all: what it

@@ -165,6 +165,7 @@ function readIetf(headers: Headers): QuotaSignal[] {
   };
   const remaining = count(headers.get("ratelimit-remaining"));
   if (remaining !== undefined) {
+    // Stryker disable next-line StringLiteral: any text without a number and `;w=` reads as no limit, as "" does
     const limitText = headers.get("ratelimit-limit") ?? "";
     const window = decimal(/;\s*w=(\d+)/.exec(limitText)?.[1] ?? null);
     add(count(limitText), remaining, decimal(headers.get("ratelimit-reset"))?.n, window ? { window: window.n * 1000 } : only);

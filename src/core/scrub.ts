@@ -36,6 +36,7 @@ export function scrubValue(value: unknown, secrets: readonly string[]): unknown 
   if (!secrets.some((secret) => secret.length >= MIN_SECRET_LENGTH)) return value;
   if (typeof value === "string") return scrubText(value, secrets);
   if (value === null || typeof value !== "object") return value;
+  // Stryker disable next-line ObjectLiteral: `value` is always set before it is read
   const root: { value: unknown } = { value: undefined };
   const stack: Array<[source: object, put: (scrubbed: unknown) => void]> = [[value, (scrubbed) => (root.value = scrubbed)]];
   while (stack.length) {

@@ -85,6 +85,15 @@ describe("a success body over maxResponseSize", () => {
     expect(written[0]).toBeLessThan(4 * MB + 16 * MB); // the cap plus what the socket buffers held
   });
 
+  it("client.raw: streamed without a length past the cap is a ResponseTooLargeError too, not a body", async () => {
+    const server = await serve(streaming(200, Infinity, { announce: false }));
+    const error = await clientOf(server, { maxResponseSize: 4 * MB })
+      .raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ status: 200, limit: 4 * MB, size: undefined });
+  });
+
   it("the default is 256 MiB, and a call can raise (or lower) it for itself", async () => {
     expect(DEFAULTS.maxResponseSize).toBe(256 * MB);
     const server = await serve((res) => {

@@ -109,6 +109,15 @@ describe("order and abort", () => {
     expect(order).toEqual([0, 1, 2, 3, 5]);
   });
 
+  it("waiting tasks of one priority start in the order they came", async () => {
+    const cap = new InFlightCap(1);
+    const order: string[] = [];
+    const blocker = cap.run(() => sleep(20));
+    const waiting = ["a", "b", "c"].map((name) => cap.run(async () => void order.push(name), 1));
+    await Promise.all([blocker, ...waiting]);
+    expect(order).toEqual(["a", "b", "c"]);
+  });
+
   it("an abort rejects the waiting tasks and aborts the running ones through their own signal, with the job's reason", async () => {
     const controller = new AbortController();
     const cap = new InFlightCap(2, controller.signal);
