@@ -3,12 +3,17 @@
 // time per mutant but rarely a kill; type tests (`*.test-d.ts`) check types, which no mutant changes.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { REAL_TIME, TAGS } from "../setup/tags.js";
 
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL("../..", import.meta.url)),
     include: ["test/sdk/**/*.test.ts", "test/resilience/**/*.test.ts", "test/contract/**/*.test.ts"],
     globalSetup: ["test/setup/prism.ts"],
+    // Whole rate-limited jobs in wall time (test/setup/tags.ts): seconds per mutant, and their rules are pinned on a
+    // moved clock by tests this suite runs.
+    tags: TAGS,
+    tagsFilter: [`!${REAL_TIME}`],
     // The load tests at a tenth of their size (test/support/scale.ts): Stryker reruns them for every mutant they reach.
     env: { ORGAGENT_TEST_SCALE: "0.1" },
     testTimeout: 30_000,

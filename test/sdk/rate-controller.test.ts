@@ -8,6 +8,7 @@ import { AdaptiveRateController, type RateController } from "../../src/core/rate
 import { rateControllerCount, rateControllerFor } from "../../src/core/rate-registry.js";
 import { APIUserAbortError } from "../../src/index.js";
 import { startLimiterServer, type LimiterServer, type LimiterServerOptions } from "../support/limiter-server.js";
+import { REAL_TIME } from "../setup/tags.js";
 
 /** A limiter server that the test stops when it ends (each test its own, as they may run at once). */
 async function limited(options: LimiterServerOptions, test: TestContext): Promise<LimiterServer> {
@@ -46,7 +47,7 @@ async function job(controller: RateController, url: string, count: number, concu
 }
 
 // The styles run at once (each its own server and controller): the file takes one job's time.
-describe.concurrent("under each style of rate limit, a job goes at the allowed rate", () => {
+describe.concurrent("under each style of rate limit, a job goes at the allowed rate", { tags: [REAL_TIME] }, () => {
   // 20 requests a second, a job of 100: about 5 s whatever the machine's load (the client is far from busy). Its first
   // second or so is spent learning the rate, so what is checked is the second half of the job (steadyFraction): a
   // controller that waited out each whole-second Retry-After, or kept refusals coming, would be far under 0.8.
@@ -102,7 +103,7 @@ describe.concurrent("under each style of rate limit, a job goes at the allowed r
 });
 
 describe("what the service asks for", () => {
-  it("a Retry-After of several seconds holds every request for its certain part", async (test) => {
+  it("a Retry-After of several seconds holds every request for its certain part", { tags: [REAL_TIME] }, async (test) => {
     // A bucket of 1 at 0.4 a second: the second request is told `Retry-After: 3` (2.5 s, rounded up).
     const server = await limited({ requestsPerSecond: 0.4, burst: 1, latency: 0 }, test);
     const controller = new AdaptiveRateController();
@@ -124,7 +125,9 @@ describe("what the service asks for", () => {
 });
 
 describe("shared per key and host", () => {
-  it("two jobs with the same key and host share one controller, and together go at the allowed rate", async (test) => {
+  it("two jobs with the same key and host share one controller, and together go at the allowed rate", {
+    tags: [REAL_TIME],
+  }, async (test) => {
     const server = await limited({ requestsPerSecond: 20, burst: 2 }, test);
     const a = rateControllerFor("oa-shared-key-1", server.url);
     const b = rateControllerFor("oa-shared-key-1", server.url);

@@ -20,6 +20,7 @@ import { startLimiterServer, type LimiterServer, type LimiterServerOptions } fro
 import { startFaultServer, type Fault } from "../resilience/fault-server.js";
 import { specOperation, successExample } from "../support/spec.js";
 import { startLoopback, type Loopback, type Reply } from "./support/loopback.js";
+import { REAL_TIME } from "../setup/tags.js";
 
 type Entry = { email: string; limit: number };
 /** The limits PUT answered as the API does when every entry is applied. */
@@ -62,7 +63,9 @@ const overloaded = (headers: Record<string, string> = { "retry-after": "0" }): R
 const putOne = (client: OrgAgent, options: object = {}) => client.request("setUserLimits", { body: { users: entries(1) } }, options);
 
 describe("a single call", () => {
-  it("throttled by a token bucket: every call succeeds with maxRetries 0, and every attempt took its turn from the controller", async (test) => {
+  it("throttled by a token bucket: every call succeeds with maxRetries 0, and every attempt took its turn from the controller", {
+    tags: [REAL_TIME],
+  }, async (test) => {
     const server = await limited({ requestsPerSecond: 20, burst: 1 }, test);
     const client = clientOf(server.url);
     const answers = await Promise.all(Array.from({ length: 12 }, () => putOne(client)));
@@ -110,7 +113,9 @@ describe("a single call", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
-  it("a hold of the key's controller longer than the deadline ends the next call as a deadline timeout, before it is sent", async (test) => {
+  it("a hold of the key's controller longer than the deadline ends the next call as a deadline timeout, before it is sent", {
+    tags: [REAL_TIME],
+  }, async (test) => {
     const server = await scripted(test, tooMany({ "retry-after-ms": "4000" }));
     const client = clientOf(server.url);
     // The first call waits out 4 s; the second waits for the same hold and its 300 ms deadline ends it first.
@@ -214,7 +219,9 @@ describe("a bulk job's call", () => {
     expect(server.requests).toHaveLength(15);
   });
 
-  it("setUserLimits under overload (503 with Retry-After) never gives up while its deadline allows: every entry applied", async (test) => {
+  it("setUserLimits under overload (503 with Retry-After) never gives up while its deadline allows: every entry applied", {
+    tags: [REAL_TIME],
+  }, async (test) => {
     const server = await limited({ requestsPerSecond: 40, burst: 1, style: "overload" }, test);
     const input = entries(3_000);
     const result = await clientOf(server.url).usageLimits.setUserLimits(input, { concurrency: 8 });
@@ -226,7 +233,7 @@ describe("a bulk job's call", () => {
 });
 
 describe("one controller per key and host", () => {
-  it("two clients with the same key share one: together they stay at the limit, with few refusals", async (test) => {
+  it("two clients with the same key share one: together they stay at the limit, with few refusals", { tags: [REAL_TIME] }, async (test) => {
     const server = await limited({ requestsPerSecond: 20, burst: 2 }, test);
     const key = `shared-key-${++keys}`;
     const [a, b] = [clientOf(server.url, { apiKey: key }), clientOf(server.url, { apiKey: key })];
@@ -242,7 +249,7 @@ describe("one controller per key and host", () => {
     expect(server.steadyFraction()).toBeGreaterThan(0.8);
   });
 
-  it("two keys are two controllers: what one is told does not hold the other back", async (test) => {
+  it("two keys are two controllers: what one is told does not hold the other back", { tags: [REAL_TIME] }, async (test) => {
     const server = await scripted(test, tooMany({ "retry-after-ms": "3000" }));
     const held = clientOf(server.url);
     const pending = putOne(held);
@@ -255,7 +262,9 @@ describe("one controller per key and host", () => {
 });
 
 // Each style at once (a server of its own each): the file takes about one job's time.
-describe.concurrent("setUserLimits at concurrency 8 under each style of rate limit: every entry applied, at the allowed rate", () => {
+describe.concurrent("setUserLimits at concurrency 8 under each style of rate limit: every entry applied, at the allowed rate", {
+  tags: [REAL_TIME],
+}, () => {
   it.for(RATE_LIMIT_STYLES)("%s", async (style, test) => {
     const server = await limited({ requestsPerSecond: 20, style }, test);
     const input = entries(10_000);
