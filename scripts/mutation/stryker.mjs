@@ -16,7 +16,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync, gzipSync } from "node:zlib";
 import config from "../../test/mutation/stryker.config.mjs";
-import { mutantsPerCodeLine, sampleLines } from "./sample.mjs";
+import { mutantsPerCodeLine, sampleBreak, sampleLines } from "./sample.mjs";
 import { estimateRetests, trackedFiles } from "./stale.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -53,9 +53,14 @@ if (existsSync(working) && !args.includes("--force")) {
     // Every mutant of the sample is tested (not incremental: an incremental run would also report the committed
     // result's mutants outside the sample, and hold their old statuses to the threshold), and the committed result is
     // left alone.
+    // The sample is held to the goal less its sampling error (sampleBreak): what fails is a sample that shows the
+    // whole under the goal, not one that drew a few survivors more than the whole has.
+    const floor = sampleBreak(config.thresholds.break, budget);
+    console.log(`The sample must score ${floor}% or more: ${config.thresholds.break}% less its sampling error at ${budget} mutants.`);
+    const thresholds = { ...config.thresholds, break: floor };
     writeFileSync(
       sampleConfig,
-      `import base from "../../test/mutation/stryker.config.mjs";\nexport default { ...base, incremental: false, mutate: ${JSON.stringify(sample.mutate)} };\n`,
+      `import base from "../../test/mutation/stryker.config.mjs";\nexport default { ...base, incremental: false, thresholds: ${JSON.stringify(thresholds)}, mutate: ${JSON.stringify(sample.mutate)} };\n`,
     );
     sampled = true;
   }

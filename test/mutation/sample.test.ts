@@ -2,7 +2,7 @@
 // lines drawn at random, the same for the same code, about as many mutants as the budget, in Stryker's range form.
 import { describe, expect, it } from "vitest";
 // @ts-expect-error a plain ES module of the scripts, without declarations
-import { codeLines, isCodeLine, mutantsPerCodeLine, sampleLines } from "../../scripts/mutation/sample.mjs";
+import { codeLines, isCodeLine, mutantsPerCodeLine, sampleBreak, sampleLines } from "../../scripts/mutation/sample.mjs";
 
 const file = (lines: number) => Array.from({ length: lines }, (_, i) => `const v${i} = ${i} + 1;`).join("\n");
 
@@ -82,4 +82,37 @@ it("mutants a code line: the result's mutants, those left out (Ignored) aside, o
     },
   };
   expect(mutantsPerCodeLine(result)).toBe(1);
+});
+
+describe("the score a sample is held to", () => {
+  it.each([
+    [95, 150, 92],
+    [95, 600, 93.5],
+    [80, 150, 74.6],
+    [100, 150, 100],
+  ])("a goal of %s%% over %s mutants: %s%%, the goal less a one-sided 95%% sampling error", (goal, mutants, floor) => {
+    expect(sampleBreak(goal, mutants)).toBe(floor);
+  });
+
+  it("comes closer to the goal as the sample grows, and never passes it", () => {
+    const floors = [10, 100, 1_000, 100_000].map((mutants) => sampleBreak(95, mutants));
+    expect(floors).toEqual([...floors].sort((a, b) => a - b));
+    expect(floors.every((floor) => floor <= 95)).toBe(true);
+    expect(floors.at(-1)).toBe(94.8);
+  });
+
+  it("lets a whole at the goal fail about one sample in twenty", () => {
+    // Samples of 150 from a whole scoring exactly 95%, drawn with a fixed generator: the share under the floor.
+    let state = 7;
+    const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const floor = sampleBreak(95, 150);
+    let failed = 0;
+    for (let run = 0; run < 2_000; run++) {
+      let killed = 0;
+      for (let i = 0; i < 150; i++) if (next() < 0.95) killed++;
+      if ((100 * killed) / 150 < floor) failed++;
+    }
+    expect(failed / 2_000).toBeGreaterThan(0.01);
+    expect(failed / 2_000).toBeLessThan(0.1);
+  });
 });
