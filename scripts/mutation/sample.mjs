@@ -22,7 +22,7 @@ export function codeLines(text) {
 }
 
 /** A small seeded generator (mulberry32): the same seed draws the same sample on every machine. */
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
