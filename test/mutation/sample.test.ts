@@ -2,7 +2,7 @@
 // lines drawn at random, the same for the same code, about as many mutants as the budget, in Stryker's range form.
 import { describe, expect, it } from "vitest";
 // @ts-expect-error a plain ES module of the scripts, without declarations
-import { codeLines, isCodeLine, mutantsPerCodeLine, sampleBreak, sampleLines } from "../../scripts/mutation/sample.mjs";
+import { codeLines, isCodeLine, mutantsPerCodeLine, random, sampleBreak, sampleLines } from "../../scripts/mutation/sample.mjs";
 
 const file = (lines: number) => Array.from({ length: lines }, (_, i) => `const v${i} = ${i} + 1;`).join("\n");
 
@@ -103,8 +103,7 @@ describe("the score a sample is held to", () => {
 
   it("lets a whole at the goal fail about one sample in twenty", () => {
     // Samples of 150 from a whole scoring exactly 95%, drawn with a fixed generator: the share under the floor.
-    let state = 7;
-    const next = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const next = random(7);
     const floor = sampleBreak(95, 150);
     let failed = 0;
     for (let run = 0; run < 2_000; run++) {
