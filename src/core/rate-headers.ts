@@ -46,6 +46,7 @@ const SKEW_MS = 2_000;
 /** Everything `headers` say about the rate limit. `now` is the client's clock (Unix ms). */
 export function readRateSignal(headers: Headers, now: number = Date.now()): RateSignal {
   // The server's clock, for its Unix times and dates: its `Date` header when ours is clearly off, else ours.
+  // Stryker disable next-line StringLiteral: with no Date header any text without a date in it parses as NaN, as "" does
   const dated = Date.parse(headers.get("date") ?? "");
   const serverNow = Number.isFinite(dated) && Math.abs(dated - now) > SKEW_MS ? dated : now;
   const retryAfter = readRetryAfter(headers, serverNow, dated);
@@ -102,6 +103,7 @@ function readXRateLimit(headers: Headers, serverNow: number): QuotaSignal | unde
 
 /** A reset: Unix seconds or milliseconds, seconds from now, a duration, or a date. */
 function readReset(value: string | null, serverNow: number): RetryAfterSignal | undefined {
+  // Stryker disable next-line ConditionalExpression: a missing or empty reset is no number, duration or date either, so it ends as undefined all the same
   if (!value) return undefined;
   const number = decimal(value);
   if (number) {
@@ -144,6 +146,7 @@ function readIetf(headers: Headers): QuotaSignal[] {
   for (const item of items(headers.get("ratelimit-policy"))) {
     const quota = item.params.get("q") ?? (item.bare !== undefined ? Number(item.bare) : undefined);
     const window = item.params.get("w");
+    // Stryker disable next-line ConditionalExpression: a quota set to undefined reads as a quota not told (`limit ?? policy?.quota`)
     policies.set(item.name, { ...(quota !== undefined ? { quota } : {}), ...(window !== undefined ? { window: window * 1000 } : {}) });
   }
   const only = policies.size === 1 ? [...policies.values()][0] : undefined;
@@ -171,6 +174,7 @@ function readIetf(headers: Headers): QuotaSignal[] {
     add(count(limitText), remaining, decimal(headers.get("ratelimit-reset"))?.n, window ? { window: window.n * 1000 } : only);
   }
   const combined = items(headers.get("ratelimit"));
+  // Stryker disable next-line ConditionalExpression: a member without a value would map to undefined, which reads as not told; one named `remaining` adds nothing without a count
   const dictionary = new Map(combined.filter((item) => item.value !== undefined).map((item) => [item.name, item.value!]));
   if (dictionary.has("remaining")) add(dictionary.get("limit"), dictionary.get("remaining"), dictionary.get("reset"), only);
   for (const item of combined) {
@@ -198,9 +202,11 @@ interface Item {
  */
 function items(field: string | null): Item[] {
   if (!field) return [];
+  // Stryker disable next-line ArrayDeclaration: only a field of commas and quotes matches nothing; a member made up in its place has no number, so it tells no quota
   const members = field.match(/(?:"(?:[^"\\]|\\.)*"|[^,"])+/g) ?? [];
   const out: Item[] = [];
   for (const member of members) {
+    // Stryker disable next-line StringLiteral,ArrayDeclaration: only a member of semicolons matches nothing; its name, whatever it is, has no parameters and tells no quota
     const [head = "", ...rest] = (member.match(/(?:"(?:[^"\\]|\\.)*"|[^;"])+/g) ?? []).map((part) => part.trim());
     const params = new Map<string, number>();
     for (const param of rest) {
@@ -212,6 +218,7 @@ function items(field: string | null): Item[] {
     const value = decimal(pair?.[2] ?? null);
     if (pair && value) out.push({ name: pair[1]!.toLowerCase(), bare: undefined, value: value.n, params });
     else if (decimal(head)) out.push({ name: "", bare: head, value: undefined, params });
+    // Stryker disable next-line Regex,StringLiteral: a name is only compared with names read by this same line, so any change to how quotes are taken off applies to both
     else out.push({ name: head.replace(/^"|"$/g, ""), bare: undefined, value: undefined, params });
   }
   return out;

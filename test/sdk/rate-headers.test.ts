@@ -116,6 +116,83 @@ describe("the IETF draft's fields", () => {
   });
 });
 
+describe("the edges of each dialect", () => {
+  const retryAfter = (value: string) => read({ "retry-after": value }).retryAfter;
+  const reset = (value: string) => read({ "x-ratelimit-remaining": "3", "x-ratelimit-reset": value }).quota;
+  const ietf = (headers: Record<string, string>) => read(headers).quota;
+
+  it("an HTTP date starts with its day name: a day named anywhere else, or run into other text, is no date", () => {
+    // Date.parse reads both; the day name at the start is what says an HTTP date was meant.
+    expect(retryAfter("27 Nov 2026 12:00:30 GMT (Fri)")).toBeUndefined();
+    expect(retryAfter("Xfri 27 Nov 2026 12:00:30 GMT")).toBeUndefined();
+    expect(reset("27 Nov 2026 12:01:00 GMT (Fri)")).toMatchObject({ resetIn: undefined, precision: 0 });
+    expect(reset("Xfri 27 Nov 2026 12:01:00 GMT")).toMatchObject({ resetIn: undefined, precision: 0 });
+  });
+
+  it("a reset that is neither a number, a duration nor a date is no reset, even one Date.parse would read", () => {
+    expect(reset("abc 12")).toMatchObject({ remaining: 3, resetIn: undefined, precision: 0 });
+    expect(reset("Monday soon")).toMatchObject({ remaining: 3, resetIn: undefined, precision: 0 });
+  });
+
+  it("10^9 is the first Unix second and 10^12 the first Unix millisecond: both long past, so no wait", () => {
+    expect(reset("1000000000")).toMatchObject({ resetIn: 0, precision: 0 });
+    expect(reset("999999999")).toMatchObject({ resetIn: 999_999_999_000, precision: 1000 });
+    expect(reset("1000000000000")).toMatchObject({ resetIn: 0, precision: 0 });
+  });
+
+  it("RateLimit-Limit's window may have a space after the semicolon; no reset told is no rounding", () => {
+    expect(ietf({ "RateLimit-Limit": "100; w=60", "RateLimit-Remaining": "37" })).toEqual({
+      limit: 100,
+      remaining: 37,
+      resetIn: undefined,
+      precision: 0,
+      window: 60_000,
+    });
+  });
+
+  it("a dictionary's members may have spaces around `=`, several digits and fractions", () => {
+    expect(ietf({ RateLimit: "limit = 120, remaining = 45, reset = 1.25" })).toEqual({
+      limit: 120,
+      remaining: 45,
+      resetIn: 1_250,
+      precision: 0,
+      window: undefined,
+    });
+  });
+
+  it("a member that is not exactly `key=number` is no dictionary member, and a number past 10^15 is none", () => {
+    expect(ietf({ RateLimit: '"a" remaining=5' })).toBeUndefined();
+    expect(ietf({ RateLimit: "remaining=5x" })).toBeUndefined();
+    expect(ietf({ RateLimit: "remaining=1000000000000000" })).toBeUndefined();
+  });
+
+  it("a named item without r= is no quota; a parameter that is not a number is left out", () => {
+    expect(ietf({ RateLimit: '"a";t=30' })).toBeUndefined();
+    expect(ietf({ RateLimit: '"a";r=5;t=soon;x' })).toEqual({
+      limit: undefined,
+      remaining: 5,
+      resetIn: undefined,
+      precision: 0,
+      window: undefined,
+    });
+  });
+
+  it("a dictionary member's parameters are not a quota of their own", () => {
+    expect(ietf({ RateLimit: "limit=10, remaining=5;r=0, reset=30" })).toMatchObject({ limit: 10, remaining: 5 });
+  });
+
+  it("a policy may be a bare number (its quota), and parameters may have spaces around `=`", () => {
+    expect(ietf({ "RateLimit-Policy": "100;w=60", RateLimit: '"x";r=5;t=30' })).toMatchObject({ limit: 100, window: 60_000 });
+    expect(ietf({ "RateLimit-Policy": '"x";q = 10;w = 60', RateLimit: '"x";r=5;t=30' })).toMatchObject({ limit: 10, window: 60_000 });
+  });
+
+  it("an item finds its policy by name: quoted names may hold `;`, and the empty name is a bare policy's", () => {
+    const policies = '"a;b";q=10;w=60, 100;w=1, "c";q=20;w=2';
+    expect(ietf({ "RateLimit-Policy": policies, RateLimit: '"a;b";r=5;t=30' })).toMatchObject({ limit: 10, window: 60_000 });
+    expect(ietf({ "RateLimit-Policy": policies, RateLimit: '"";r=5;t=30' })).toMatchObject({ limit: 100, window: 1_000 });
+  });
+});
+
 describe("whatever a server sends", () => {
   it("never throws, and never gives a negative, infinite or NaN time or count", () => {
     const names = [
