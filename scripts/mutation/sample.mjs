@@ -37,9 +37,10 @@ export function random(seed) {
  * Draws lines from `sources` (file → text) until they hold about `budget` mutants at `perLine` mutants a line; the
  * seed is the digest of the code lines, so the same code always gives the same sample (a comment added, such as one
  * marking an equivalent mutant, changes neither the seed nor which code lines are drawn). Returns Stryker `mutate`
- * entries (`src/core/hub.ts:12-12`), sorted, and the number of lines drawn of all code lines.
+ * entries (`src/core/hub.ts:12-12`), sorted, and the number of lines drawn of all code lines. A `seed` given draws
+ * another sample of the same code (an independent estimate).
  */
-export function sampleLines(sources, budget, perLine) {
+export function sampleLines(sources, budget, perLine, seed) {
   const digest = createHash("sha256");
   const population = [];
   for (const [file, text] of Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))) {
@@ -51,7 +52,7 @@ export function sampleLines(sources, budget, perLine) {
     }
   }
   const wanted = Math.min(population.length, Math.max(1, Math.round(budget / Math.max(perLine, 0.01))));
-  const next = random(digest.digest().readUInt32BE(0));
+  const next = random(seed ?? digest.digest().readUInt32BE(0));
   // A partial Fisher-Yates shuffle: the first `wanted` places are the sample.
   for (let i = 0; i < wanted; i++) {
     const j = i + Math.floor(next() * (population.length - i));

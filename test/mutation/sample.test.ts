@@ -84,6 +84,18 @@ it("mutants a code line: the result's mutants, those left out (Ignored) aside, o
   expect(mutantsPerCodeLine(result)).toBe(1);
 });
 
+describe("a sample drawn with a seed of one's own", () => {
+  const sources = { "src/a.ts": file(400), "src/b.ts": file(600) };
+
+  it("is the same for the same seed, another for another seed or none, and as large", () => {
+    const seven = sampleLines(sources, 100, 2, 7);
+    expect(sampleLines(sources, 100, 2, 7)).toEqual(seven);
+    expect(sampleLines(sources, 100, 2, 8).mutate).not.toEqual(seven.mutate);
+    expect(sampleLines(sources, 100, 2).mutate).not.toEqual(seven.mutate);
+    expect(seven.mutate).toHaveLength(50);
+  });
+});
+
 describe("the score a sample is held to", () => {
   it.each([
     [95, 150, 92],
