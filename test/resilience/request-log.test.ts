@@ -62,4 +62,12 @@ describe("at info", () => {
     await rejection(clientOf(server, { logger: quiet, logLevel: "warn", maxRetryAfter: 30_000 }).computers.get("cmp_1"));
     expect(quiet.lines).toEqual([]);
   });
+
+  it("a line that quotes no server text is scrubbed of the key all the same: a key that is a word of the path", async () => {
+    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
+    const logger = captureLogger();
+    const client = clientOf(server, { apiKey: "computers", logger, logLevel: "info", maxRetryAfter: 30_000 });
+    await rejection(client.computers.get("cmp_1"));
+    expect(logger.lines).toEqual(["info [orgagent] GET /api/v0/***/{computerId}: server asked to wait 120000 ms, over the 30000 ms cap"]);
+  });
 });

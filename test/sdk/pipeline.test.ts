@@ -174,6 +174,49 @@ describe("one middleware sees every call", () => {
       /^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/,
     );
   });
+
+  it("use() refuses null, a function and a primitive as middleware, with the same ValidationError", () => {
+    const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
+    const onRequest = () => undefined;
+    for (const item of [null, Object.assign(() => undefined, { onRequest }), "onRequest", 1]) {
+      expect(() => client.use(item as unknown as Middleware)).toThrow(
+        /^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/,
+      );
+    }
+  });
+
+  it("use() takes middleware with only onResponse, or only onError, and runs it", async () => {
+    const server = await scripted({ status: 503, body: { title: "Unavailable" } });
+    const url = server.url;
+    const client = clientOn(server, { maxRetries: 0 });
+    const statuses: number[] = [];
+    client.use({ onResponse: ({ response }) => void statuses.push(response.status) });
+    await client.computers.get("cmp_1").catch(() => {});
+    expect(statuses).toEqual([503]);
+    await server.close();
+    const errors: unknown[] = [];
+    const refused = new OrgAgent({ apiKey: KEY, baseUrl: url, maxRetries: 0, logLevel: "off" });
+    refused.use({ onError: ({ error }) => void errors.push(error) });
+    await refused.computers.get("cmp_1").catch(() => {});
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(APIConnectionError);
+  });
+
+  it("eject() removes exactly the middleware named: one never added removes nothing", async () => {
+    const server = await scripted();
+    const client = clientOn(server);
+    const tag = (name: string): Middleware => ({ onRequest: ({ request }) => (request.headers.set(`X-${name}`, "on"), request) });
+    const [first, second] = [tag("First"), tag("Second")];
+    client.use(first, second);
+    client.eject(tag("Stranger"));
+    await client.computers.get("cmp_1");
+    client.eject(second);
+    await client.computers.get("cmp_1");
+    expect(server.requests.map((request) => [request.headers["x-first"], request.headers["x-second"]])).toEqual([
+      ["on", "on"],
+      ["on", undefined],
+    ]);
+  });
 });
 
 describe("plugins: the seam of a rate controller", () => {

@@ -121,22 +121,27 @@ describe("client.raw path values", () => {
     expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/computers/name/a%2Fb%3Fx%3D1"]);
   });
 
-  it.each([".", ".."])("%j cannot be one segment: a ValidationError naming the parameter, nothing sent", async (name) => {
-    const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({
-      field: "path.name",
-      value: name,
-      message: expect.stringMatching(/expected a path segment other than \. and \.\.$/),
-    });
-    expect(server.requests).toHaveLength(0);
-  });
+  it.each([".", ".."])(
+    "%j cannot be one segment: a ValidationError naming the parameter and the format rule, nothing sent",
+    async (name) => {
+      const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({
+        field: "path.name",
+        value: name,
+        rule: "format",
+        message: expect.stringMatching(/expected a path segment other than \. and \.\.$/),
+      });
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
-  it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter, nothing sent", async () => {
+  it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter and the format rule, nothing sent", async () => {
     const error = await client.raw.GET(BY_NAME, { params: { path: { name: "box-\uD800" } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({
       field: "path.name",
+      rule: "format",
       message: expect.stringMatching(/expected a well-formed Unicode string \(no lone surrogates\)$/),
     });
     expect(server.requests).toHaveLength(0);
