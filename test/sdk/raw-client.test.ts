@@ -4,7 +4,7 @@
 // recorder answers every request with the getComputer example.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
-import { OrgAgent, ValidationError } from "../../src/index.js";
+import { APIConnectionError, OrgAgent, ValidationError } from "../../src/index.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { successExample } from "../support/spec.js";
 
@@ -50,6 +50,38 @@ describe("client.raw", () => {
   it("a path the spec does not have goes to the API host", async () => {
     await (client.raw as any).GET("/api/v0/not-in-the-spec");
     expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/not-in-the-spec"]);
+  });
+
+  it("an error of a path the spec does not have names no operation: no operationId, nothing added to its message", async () => {
+    const refused: typeof fetch = () => Promise.reject(new TypeError("fetch failed"));
+    const error = await (client.raw as any).GET("/api/v0/not-in-the-spec", { fetch: refused }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe("Connection error: fetch failed");
+    expect([(error as APIConnectionError).operationId, (error as APIConnectionError).url]).toEqual([undefined, undefined]);
+  });
+
+  it("a fetch given to one call sends that call, with the client's key and headers; the client's fetch is not used", async () => {
+    const own: string[] = [];
+    const { response } = await client.raw.GET(COMPUTER, {
+      params: { path: { computerId: "cmp_1" } },
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => (
+        own.push(input instanceof Request ? input.url : String(input)), fetch(input, init)
+      ),
+    });
+    expect(response.status).toBe(200);
+    expect(own).toEqual([`${server.url}/api/v0/computers/cmp_1`]);
+    expect(fetched).toEqual([]);
+    expect(server.requests[0]!.headers).toMatchObject({ "x-team": "blue", authorization: "Bearer raw-test-key" });
+  });
+
+  it("a success whose fetch gave no body at all reads as an empty body", async () => {
+    const { data, response } = await client.raw.GET(COMPUTER, {
+      params: { path: { computerId: "cmp_1" } },
+      parseAs: "text",
+      fetch: () => Promise.resolve(new Response(null, { status: 200 })),
+    });
+    expect(response.status).toBe(200);
+    expect(data).toBe("");
   });
 
   it.each([
