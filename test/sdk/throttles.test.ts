@@ -5,7 +5,7 @@
 // from the controller, which two clients of the same key share. Against loopback servers that rate-limit in each style
 // real services use (test/support/limiter-server.ts) and scripted ones: what is checked are counts (requests, refusals,
 // waits) and ratios within one run, never a duration beyond a wide bound.
-import { describe, expect, it, type TestContext } from "vitest";
+import { describe, expect, it, vi, type TestContext } from "vitest";
 import { rateControllerFor } from "../../src/core/rate-registry.js";
 import {
   APIConnectionTimeoutError,
@@ -128,6 +128,51 @@ describe("a single call", () => {
     expect(server.requests).toHaveLength(1);
     await first;
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("the attempt's timeout stops while it waits for its turn, and runs on from where it stopped once it is sent", async () => {
+    // On a moved clock (timers and performance.now() alike): the first call's 429 holds the key's controller 2 s; the
+    // second call, timeout 1 s, waits that hold out and is sent; its fetch never answers, so its timeout ends it.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      let refused = 0;
+      let sentAt: number | undefined;
+      const fetch: typeof globalThis.fetch = (input) => {
+        if (String(input).endsWith("/cmp_held")) {
+          sentAt = performance.now();
+          return new Promise<Response>(() => {});
+        }
+        return Promise.resolve(
+          refused++
+            ? Response.json(successExample("getComputer"))
+            : Response.json({ status: 429 }, { status: 429, headers: { "retry-after-ms": "2000" } }),
+        );
+      };
+      const client = clientOf("http://127.0.0.1:9", { fetch, timeout: 1_000 });
+      const start = performance.now();
+      const first = client.computers.get("cmp_first");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(refused).toBe(1);
+      let outcome: unknown;
+      client.computers.get("cmp_held").then(
+        (value) => (outcome = value),
+        (error: unknown) => (outcome = error),
+      );
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(outcome).toBeUndefined();
+      expect(sentAt).toBeUndefined();
+      while (sentAt === undefined && outcome === undefined && performance.now() - start < 10_000) await vi.advanceTimersByTimeAsync(10);
+      expect(outcome).toBeUndefined();
+      expect(sentAt! - start).toBeGreaterThanOrEqual(2_000);
+      await vi.advanceTimersByTimeAsync(sentAt! + 900 - performance.now());
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(outcome).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(outcome).toMatchObject({ limit: "timeout", ms: 1_000 });
+      await first;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("an abort during the wait ends the call at once, and nothing more is sent", async (test) => {
