@@ -2,11 +2,12 @@
 // so one middleware added with `client.use()` (or `client.raw.use()`, the same list) sees every attempt of every call,
 // before the key is added; redirects are followed inside an attempt. Plugins (the seam a rate controller plugs into)
 // hear of every attempt and may wait before one and decide a failure's retry. Against loopback servers.
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { successExample } from "../support/spec.js";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
+  APIUserAbortError,
   InternalServerError,
   OrgAgent,
   RateLimitError,
@@ -136,6 +137,33 @@ describe("one middleware sees every call", () => {
     const error = await client.computers.get("cmp_1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("a request a middleware held past the attempt's timeout is not sent when it is let go, nor logged as going out", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const lines: string[] = [];
+      const log = (line: string) => void lines.push(line);
+      const fetched: unknown[] = [];
+      const client = new OrgAgent({
+        apiKey: async () => KEY,
+        baseUrl: "http://127.0.0.1:9",
+        fetch: (input) => (fetched.push(input), Promise.resolve(Response.json(successExample("getComputer")))),
+        timeout: 100,
+        maxRetries: 0,
+        logLevel: "debug",
+        logger: { error: log, warn: log, info: log, debug: log },
+      });
+      client.use({ onRequest: ({ request }) => new Promise<Request>((resolve) => setTimeout(() => resolve(request), 300)) });
+      const error = client.computers.get("cmp_1").catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await error).toBeInstanceOf(APIConnectionTimeoutError);
+      await vi.advanceTimersByTimeAsync(300);
+      expect(fetched).toEqual([]);
+      expect(lines.filter((line) => line.includes("→"))).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
@@ -298,6 +326,19 @@ describe("plugins: the seam of a rate controller", () => {
     const { plugin } = listening(() => ({ retry: false }));
     await expect(clientOn(server, { plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(InternalServerError);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("the caller's abort during a beforeAttempt wait ends the call with APIUserAbortError, even when the wait then ends", async () => {
+    const server = await scripted();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const aborted = new AbortController();
+    const call = clientOn(server, { plugins: [{ beforeAttempt: () => gate }] })
+      .computers.get("cmp_1", { signal: aborted.signal })
+      .catch((e: unknown) => e);
+    aborted.abort();
+    release();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
   });
 
   it("a beforeAttempt that rejects ends the call with its error, nothing sent", async () => {
