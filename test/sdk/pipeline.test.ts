@@ -166,6 +166,30 @@ describe("one middleware sees every call", () => {
     }
   });
 
+  it("an answer an onResponse held past the caller's abort has its body cancelled when it is let go", async () => {
+    let cancelled = false;
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const client = new OrgAgent({
+      apiKey: KEY,
+      baseUrl: "http://127.0.0.1:9",
+      fetch: async () => new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { status: 200 }),
+      logLevel: "off",
+    });
+    let reached!: () => void;
+    const inMiddleware = new Promise<void>((resolve) => (reached = resolve));
+    client.use({ onResponse: async ({ response }) => (reached(), await held, response) });
+    const aborted = new AbortController();
+    const call = client.computers.get("cmp_1", { signal: aborted.signal }).catch((e: unknown) => e);
+    await inMiddleware;
+    aborted.abort();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
+    expect(cancelled).toBe(false);
+    letGo();
+    for (let turns = 0; turns < 20 && !cancelled; turns++) await new Promise((tick) => setTimeout(tick, 1));
+    expect(cancelled).toBe(true);
+  });
+
   it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
     const server = await scripted(...Array(6).fill({ status: 201, body: successExample("createSession") }));
     const calls = async (client: OrgAgent) => {

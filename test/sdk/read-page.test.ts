@@ -83,4 +83,9 @@ describe("readPage", () => {
     expect(error).toMatchObject({ field: "operationId", value: "getComputer", rule: "enum" });
     expect((error as ValidationError).allowed).toContain("listAnalyticsUsers");
   });
+
+  it("a near miss of a list's operationId names the list it looks like; a name like none names none", () => {
+    expect(() => readPage("listAnalyticsUser" as PagedOperationId, {}, {} as never)).toThrow(/\); did you mean `listAnalyticsUsers`\?$/);
+    expect(() => readPage("qqqqqqqqqqqqqqqq" as PagedOperationId, {}, {} as never)).toThrow(/\(listAnalyticsUsers, [^)]*\)$/);
+  });
 });

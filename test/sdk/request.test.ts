@@ -51,6 +51,11 @@ describe("client.request", () => {
     expect(sent.length).toBe(before);
   });
 
+  it("an operationId like none of the spec's is refused naming none", () => {
+    const call = () => (client.request as (operationId: string) => unknown)("qqqqqqqqqqqqqqqq");
+    expect(call).toThrow(/^operationId: "qqqqqqqqqqqqqqqq" is not allowed; expected an operationId of the spec$/);
+  });
+
   it("refuses date windows for a list without a date range: concurrency is not one of its options", () => {
     expect(() => client.request("listReadinessReports", {}, { concurrency: 4 } as never)).toThrow(ValidationError);
   });
