@@ -130,6 +130,21 @@ describe("errors of every kind carry the context", () => {
     expectContext(late, "createSession", "POST", "/api/v0/sessions", `${server.url}/api/v0/sessions`);
   });
 
+  it("a deadline before anything was sent (the apiKey function still pending): the URL the call was going to, its query too", async () => {
+    const server = await scripted();
+    const pending = () => new Promise<string>(() => {});
+    const error = await rejection(
+      clientOf(server, { apiKey: pending, deadline: 50 }).request("getSessionMessage", {
+        path: { sessionId: "sess_1", messageId: "msg_1" },
+        query: { computerId: "cmp_2" },
+      }),
+    );
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    const template = "/api/v0/sessions/{sessionId}/messages/{messageId}";
+    expectContext(error, "getSessionMessage", "GET", template, `${server.url}/api/v0/sessions/sess_1/messages/msg_1?computerId=cmp_2`);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("after a redirect, the URL that answered; a refused redirect, the URL that redirected", async () => {
     const server = await startLoopback((request) =>
       request.pathname.startsWith("/moved/")
