@@ -145,6 +145,27 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
+  it("an error of the caller's middleware quoting a credential header in a field its class computes: scrubbed, and not made enumerable", async () => {
+    class Refused extends Error {
+      readonly #seen: string;
+      constructor(seen: string) {
+        super("refused by policy");
+        this.#seen = seen;
+      }
+      get url() {
+        return `https://policy.example/check?key=${this.#seen}`;
+      }
+    }
+    const server = await serve(() => ({ status: 200, body: {} }));
+    const client = clientOn(server);
+    client.use({ onRequest: ({ request }) => Promise.reject(new Refused(String(request.headers.get("x-api-key")))) });
+    const { error, texts } = await failure(client.computers.get("cmp_1", { headers: { "X-Api-Key": CALLER_SECRET } }));
+    expect(error).toBeInstanceOf(Refused);
+    expect((error as Refused).url).toBe("https://policy.example/check?key=***");
+    expect(Object.keys(error as object)).not.toContain("url");
+    expect(withoutKey(texts)).toEqual([]);
+  });
+
   it("a credential header of the client, echoed back, is scrubbed too", async () => {
     const server = await serve((request) => ({
       status: 500,
