@@ -198,6 +198,21 @@ group("dates", () => {
     expect(dateVerdict(dateRule({ latest: "2026-06-30" }), "2026-07-01")).toMatch(/expected a date up to 2026-06-30$/);
   });
 
+  it("an earliest day is a bound: the day before it is refused, naming the span, with the rule and the day", () => {
+    const rule = dateRule({ earliest: "2026-01-14", latest: "yesterday" });
+    expect(dateVerdict(rule, "2026-01-14")).toBeUndefined();
+    expect(dateVerdict(rule, "2026-01-13")).toBe(
+      'x: "2026-01-13" is not allowed; expected a date from 2026-01-14 to 2026-11-24 (yesterday, UTC)',
+    );
+    let error: unknown;
+    try {
+      checkField(rule, "2026-01-13", "x", {}, now);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ rule: "earliest", bound: "2026-01-14" });
+  });
+
   it("notBefore compares with the sibling it names, when that sibling is a real date", () => {
     const rule = dateRule({ notBefore: "startDate" });
     expect(dateVerdict(rule, "2026-03-01", { startDate: "2026-03-02" })).toBe(
