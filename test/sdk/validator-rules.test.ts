@@ -198,6 +198,15 @@ group("dates", () => {
     expect(dateVerdict(dateRule({ latest: "2026-06-30" }), "2026-07-01")).toMatch(/expected a date up to 2026-06-30$/);
   });
 
+  it("a date is written YYYY-MM-DD exactly: other separators, or a space after the day, are refused", () => {
+    const rule = dateRule({});
+    for (const value of ["2026/11/20", "2026.11.20", "2026-11-2 "]) {
+      expect(dateVerdict(rule, value)).toBe(
+        `x: ${JSON.stringify(value)} is not allowed; expected a real calendar date YYYY-MM-DD up to any date`,
+      );
+    }
+  });
+
   it("an earliest day is a bound: the day before it is refused, naming the span, with the rule and the day", () => {
     const rule = dateRule({ earliest: "2026-01-14", latest: "yesterday" });
     expect(dateVerdict(rule, "2026-01-14")).toBeUndefined();
