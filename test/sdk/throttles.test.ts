@@ -6,7 +6,8 @@
 // real services use (test/support/limiter-server.ts) and scripted ones: what is checked are counts (requests, refusals,
 // waits) and ratios within one run, never a duration beyond a wide bound.
 import { describe, expect, it, vi, type TestContext } from "vitest";
-import { rateControllerFor } from "../../src/core/rate-registry.js";
+import type { RateController, RatePermit } from "../../src/core/rate-controller.js";
+import { rateControllerCount, rateControllerFor } from "../../src/core/rate-registry.js";
 import {
   APIConnectionTimeoutError,
   APIUserAbortError,
@@ -303,6 +304,35 @@ describe("one controller per key and host", () => {
     await putOne(clientOf(server.url));
     expect(performance.now() - started).toBeLessThan(2_500);
     await pending;
+  });
+
+  it("of the idle controllers exactly the 64 used last are kept, as they were; those used before are let go", () => {
+    const origin = "http://127.0.0.1:7";
+    const made = Array.from({ length: 70 }, (_, i) => rateControllerFor(`registry-key-${i}`, origin));
+    // Asking again makes a controller the one used last: the 64th from the end (registry-key-6) is asked for first.
+    expect([6, 30, 60, 69].map((i) => rateControllerFor(`registry-key-${i}`, origin) === made[i])).toEqual([true, true, true, true]);
+    expect(rateControllerFor("registry-key-5", origin)).not.toBe(made[5]);
+    // Each controller asked for past the bound lets exactly one go.
+    const counts = [70, 71].map((i) => (rateControllerFor(`registry-key-${i}`, origin), rateControllerCount()));
+    expect(counts).toEqual([64, 64]);
+  });
+
+  it("a busy controller is never let go, nor the one just asked for when every other is busy", () => {
+    const origin = "http://127.0.0.1:8";
+    const busy: RateController[] = [];
+    const permits: RatePermit[] = [];
+    for (let i = 0; i < 65; i++) {
+      busy.push(rateControllerFor(`busy-key-${i}`, origin));
+      permits.push(busy[i]!.tryAcquire()!);
+    }
+    try {
+      const fresh = rateControllerFor("busy-key-new", origin);
+      expect(rateControllerFor("busy-key-new", origin)).toBe(fresh);
+      for (let i = 0; i < 70; i++) rateControllerFor(`idle-key-${i}`, origin);
+      expect(busy.map((controller, i) => rateControllerFor(`busy-key-${i}`, origin) === controller)).toEqual(Array(65).fill(true));
+    } finally {
+      for (const permit of permits) permit.release();
+    }
   });
 });
 
