@@ -203,4 +203,17 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(error).toBeInstanceOf(RedirectError);
     expect(withoutKey(texts)).toEqual([]);
   });
+
+  it("client.raw with headers of its own: the client's credential header, echoed in an error, is scrubbed all the same", async () => {
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: `/api/v0/computers/cmp_1?token=${String(request.headers["x-api-key"])}` },
+    }));
+    const client = clientOn(server, { headers: { "X-Api-Key": CALLER_SECRET } });
+    const { error, texts } = await failure(
+      client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } }, headers: { "X-Trace": "t-1" } }),
+    );
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(withoutKey(texts)).toEqual([]);
+  });
 });

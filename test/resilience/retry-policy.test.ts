@@ -15,7 +15,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from "../../src/index.js";
-import { backoffDelay } from "../../src/core/retry.js";
+import { backoffDelay, isThrottle } from "../../src/core/retry.js";
 import { calls, operationIds } from "./calls.js";
 import { startFaultServer, success, type Fault } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
@@ -208,6 +208,15 @@ describe("Retry-After", () => {
     expect(late).toBeInstanceOf(RateLimitError);
     expect(late.retryAfter).toBeGreaterThan(59_000);
     expect(dated.requests).toHaveLength(1);
+  });
+});
+
+describe("throttles", () => {
+  it("are a 429, or a 503 of an idempotent call told when to come back (or a bulk job's): no other status, whatever it says", () => {
+    expect(isThrottle(429, false, false, false)).toBe(true);
+    expect([isThrottle(503, true, true, false), isThrottle(503, true, false, true)]).toEqual([true, true]);
+    expect([isThrottle(503, false, true, true), isThrottle(503, true, false, false)]).toEqual([false, false]);
+    expect([500, 502, 504, 408].map((status) => isThrottle(status, true, true, true))).toEqual([false, false, false, false]);
   });
 });
 
