@@ -90,6 +90,21 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
+  it("in a problem body, the rest of it kept as it came: numbers, nulls, empty arrays and objects", async () => {
+    const server = await serve((request) => ({
+      status: 409,
+      body: { detail: `the key ${keyOf(request.headers)} is busy`, status: 409, errors: [], meta: {}, items: [[], null, 0, false] },
+    }));
+    const { error } = await failure(clientOn(server).computers.get("cmp_1"));
+    expect((error as APIError).body).toEqual({
+      detail: "the key *** is busy",
+      status: 409,
+      errors: [],
+      meta: {},
+      items: [[], null, 0, false],
+    });
+  });
+
   it("in a same-origin redirect's Location: the url the error names, and its message", async () => {
     const server = await serve((request) =>
       request.query.has("token")
