@@ -63,6 +63,16 @@ describe("at info", () => {
     expect(quiet.lines).toEqual([]);
   });
 
+  it("with rateLimiting: false the default policy says the same: a Retry-After over the cap fails at once, said at info", async () => {
+    const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
+    const logger = captureLogger();
+    const client = clientOf(server, { logger, logLevel: "info", maxRetryAfter: 30_000, rateLimiting: false });
+    const error = await rejection(client.computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(server.requests).toHaveLength(1);
+    expect(logger.lines).toEqual([`info [orgagent] ${LABEL}: server asked to wait 120000 ms, over the 30000 ms cap`]);
+  });
+
   it("a line that quotes no server text is scrubbed of the key all the same: a key that is a word of the path", async () => {
     const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
     const logger = captureLogger();
