@@ -90,19 +90,18 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
-  it("in a problem body, the rest of it kept as it came: numbers, nulls, empty arrays and objects", async () => {
+  it("in a problem body, the rest of it kept as it came: numbers, nulls, empty arrays and objects, all plain data", async () => {
     const server = await serve((request) => ({
       status: 409,
       body: { detail: `the key ${keyOf(request.headers)} is busy`, status: 409, errors: [], meta: {}, items: [[], null, 0, false] },
     }));
     const { error } = await failure(clientOn(server).computers.get("cmp_1"));
-    expect((error as APIError).body).toEqual({
-      detail: "the key *** is busy",
-      status: 409,
-      errors: [],
-      meta: {},
-      items: [[], null, 0, false],
-    });
+    const body = (error as APIError).body as Record<string, unknown>;
+    expect(body).toEqual({ detail: "the key *** is busy", status: 409, errors: [], meta: {}, items: [[], null, 0, false] });
+    // Plain data, as JSON.parse makes it: a caller may change or delete any of it.
+    body.status = 410;
+    delete body.meta;
+    expect(body).toEqual({ detail: "the key *** is busy", status: 410, errors: [], items: [[], null, 0, false] });
   });
 
   it("in a same-origin redirect's Location: the url the error names, and its message", async () => {
