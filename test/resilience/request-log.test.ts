@@ -63,6 +63,22 @@ describe("at info", () => {
     expect(quiet.lines).toEqual([]);
   });
 
+  it("each throttle waited out says so with its count, and the 11th in a row says the call gave up", async () => {
+    const tooMany = { kind: "status", status: 429, headers: { "retry-after-ms": "0" } } as const;
+    const server = await scripted(...Array(11).fill(tooMany));
+    const logger = captureLogger();
+    const error = await rejection(clientOf(server, { logger, logLevel: "info" }).computers.get("cmp_1"));
+    expect(error).toBeInstanceOf(RateLimitError);
+    const message = error.message as string;
+    expect(logger.lines).toEqual([
+      ...Array.from(
+        { length: 10 },
+        (_, i) => `info [orgagent] ${LABEL}: ${message}; throttled, sending again in 0 ms {"throttles":${i + 1}}`,
+      ),
+      `info [orgagent] ${LABEL} gave up after 10 throttles in a row: ${message}`,
+    ]);
+  });
+
   it("with rateLimiting: false the default policy says the same: a Retry-After over the cap fails at once, said at info", async () => {
     const server = await scripted({ kind: "status", status: 429, headers: { "retry-after": "120" } });
     const logger = captureLogger();
