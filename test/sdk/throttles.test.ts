@@ -176,6 +176,60 @@ describe("a single call", () => {
     }
   });
 
+  /** A fetch answering each request with the next of `statuses` (429s telling `retryAfterMs`), then the computer. */
+  const answering = (retryAfterMs: string, ...statuses: number[]) => {
+    const sent: number[] = [];
+    const fetch: typeof globalThis.fetch = async () => {
+      sent.push(performance.now());
+      const status = statuses[sent.length - 1];
+      return status
+        ? Response.json({ status }, { status, headers: { "retry-after-ms": retryAfterMs } })
+        : Response.json(successExample("getComputer"));
+    };
+    return { sent, fetch };
+  };
+
+  it("a wait asked for of exactly maxRetryAfter is waited out: maxRetryAfter 0 and a Retry-After of 0", async () => {
+    const { sent, fetch } = answering("0", 429);
+    await expect(clientOf("http://127.0.0.1:9", { fetch, maxRetryAfter: 0 }).computers.get("cmp_1")).resolves.toEqual(
+      successExample("getComputer"),
+    );
+    expect(sent).toHaveLength(2);
+  });
+
+  it("a throttle's wait is waited out before the next attempt starts, and one that ends at the deadline is not waited", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const waited = answering("500", 429);
+      let outcome: unknown;
+      const start = performance.now();
+      // A plugin hears of the next attempt once the wait is over, not before.
+      const heard: number[] = [];
+      const plugins = [{ beforeAttempt: () => void heard.push(performance.now() - start) }];
+      clientOf("http://127.0.0.1:9", { fetch: waited.fetch, plugins })
+        .computers.get("cmp_1")
+        .then((value) => (outcome = value));
+      await vi.advanceTimersByTimeAsync(400);
+      expect(waited.sent).toHaveLength(1);
+      expect(heard).toEqual([0]);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(waited.sent.map((at) => at - start)).toEqual([0, 500]);
+      expect(heard).toEqual([0, 500]);
+      expect(outcome).toEqual(successExample("getComputer"));
+
+      const atDeadline = answering("1000", 429);
+      let error: unknown;
+      clientOf("http://127.0.0.1:9", { fetch: atDeadline.fetch, deadline: 1_000 })
+        .computers.get("cmp_1")
+        .catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect(atDeadline.sent).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("an abort during the wait ends the call at once, and nothing more is sent", async (test) => {
     const server = await scripted(test, tooMany({ "retry-after-ms": "10000" }));
     const controller = new AbortController();
