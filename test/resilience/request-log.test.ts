@@ -1,8 +1,9 @@
 // What the request log says about each attempt, as a caller's logger receives it: at debug, a line as each attempt
 // leaves (its number, counted from 1) and one as its answer comes back (the status, and the error class when it
 // failed); at info, why a call gave up at once on a Retry-After over the cap (not at warn: the caller gets the error).
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { RateLimitError } from "../../src/index.js";
+import { success } from "./fault-server.js";
 import { captureLogger, leaks } from "./secret.js";
 import { clientOf, corpus, rejection, scripted } from "./support.js";
 
@@ -33,6 +34,22 @@ describe("at debug", () => {
       [503, "InternalServerError"],
       [200, undefined],
     ]);
+  });
+
+  it("each answer's line says how long the attempt took, in ms", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const logger = captureLogger();
+      const slow: typeof fetch = () => new Promise((resolve) => setTimeout(() => resolve(Response.json(success("getComputer"))), 250));
+      const client = clientOf({ url: "http://127.0.0.1:9" }, { fetch: slow, logger, logLevel: "debug" });
+      await vi.advanceTimersByTimeAsync(10_000); // the clock well past 0, as a process's is
+      const call = client.computers.get("cmp_1");
+      await vi.advanceTimersByTimeAsync(250);
+      await call;
+      expect(details(logger.lines, `debug [orgagent] ← ${LABEL} `).map(({ ms }) => ms)).toEqual([250]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a response header named like Object.prototype's properties is logged like any other", async () => {

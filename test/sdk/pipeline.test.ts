@@ -365,6 +365,32 @@ describe("plugins: the seam of a rate controller", () => {
     expect(await call).toBeInstanceOf(APIUserAbortError);
   });
 
+  it("a beforeAttempt that waits past the call's deadline ends it as a deadline timeout, nothing sent", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const fetched: unknown[] = [];
+      const client = new OrgAgent({
+        apiKey: KEY,
+        baseUrl: "http://127.0.0.1:9",
+        fetch: async (input) => (fetched.push(input), Response.json(successExample("getComputer"))),
+        logLevel: "off",
+        plugins: [{ beforeAttempt: () => new Promise<void>((resolve) => setTimeout(resolve, 200)) }],
+      });
+      let error: unknown;
+      client.computers.get("cmp_1", { deadline: 100 }).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(250);
+      expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(error).toMatchObject({
+        limit: "deadline",
+        ms: 100,
+        message: "Deadline of 100 ms exceeded [getComputer: GET http://127.0.0.1:9/api/v0/computers/cmp_1]",
+      });
+      expect(fetched).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("a beforeAttempt that rejects ends the call with its error, nothing sent", async () => {
     const server = await scripted();
     const refusal = new Error("quota spent");
