@@ -80,6 +80,16 @@ describe("at info", () => {
     expect(quiet.lines).toEqual([]);
   });
 
+  it("a retry says why, how long it waits and which attempt comes of how many", async () => {
+    const server = await scripted({ kind: "status", status: 503 });
+    const logger = captureLogger();
+    await clientOf(server, { logger, logLevel: "info", rateLimiting: false }).computers.get("cmp_1");
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatch(
+      /^info \[orgagent\] GET \/api\/v0\/computers\/\{computerId\}: 503 .*; retrying in 1 ms \{"attempt":2,"of":3\}$/,
+    );
+  });
+
   it("each throttle waited out says so with its count, and the 11th in a row says the call gave up", async () => {
     const tooMany = { kind: "status", status: 429, headers: { "retry-after-ms": "0" } } as const;
     const server = await scripted(...Array(11).fill(tooMany));

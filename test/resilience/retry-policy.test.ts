@@ -1,6 +1,6 @@
 // The retry policy, rule by rule, against scripted loopback servers: what is retried for idempotent operations,
 // when a write may go again, Retry-After and its cap, backoff bounds, and that a retry builds a fresh Request.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import {
   APIConnectionError,
@@ -307,6 +307,23 @@ describe("the deadline, checked again before each attempt", () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(error.message).toBe(`Deadline of 200 ms exceeded [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("a retry whose wait would end right at the deadline is not waited: the failure, at once", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      let sent = 0;
+      const fetch = async () => (sent++, Response.json({ status: 503 }, { status: 503, headers: { "retry-after-ms": "1000" } }));
+      const client = clientOf({ url: "http://127.0.0.1:9" }, { fetch, deadline: 1_000, rateLimiting: false });
+      let error: unknown;
+      call(GET, client).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(error).toBeInstanceOf(InternalServerError);
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(sent).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
