@@ -83,6 +83,7 @@ export function scrubError<E extends Error>(error: E, secrets: readonly string[]
   ]);
   for (const name of ["url", "title", "detail", "requestId"]) {
     const value: unknown = Reflect.get(error, name);
+    // Stryker disable next-line ConditionalExpression: text() gives any other value back as it is, and a value that did not change is not set again
     if (typeof value === "string") fields.set(name, text(value));
   }
   if (error instanceof APIError) {
