@@ -345,6 +345,15 @@ describe("plugins: the seam of a rate controller", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("the first plugin with a word on a failure decides it: one without a word passes it on to the next", async () => {
+    const server = await scripted({ status: 503, body: {} });
+    const silent = listening(() => undefined);
+    const stopping = listening(() => ({ retry: false }));
+    const client = clientOn(server, { plugins: [silent.plugin, stopping.plugin] });
+    await expect(client.computers.get("cmp_1")).rejects.toBeInstanceOf(InternalServerError);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("a plugin may stop a failure the default policy would retry", async () => {
     const server = await scripted({ status: 503, body: {} });
     const { plugin } = listening(() => ({ retry: false }));
