@@ -230,6 +230,24 @@ describe("a single call", () => {
     }
   });
 
+  it("a 429 after a redirect within the host is the host's throttle: waited out, not counted", async (test) => {
+    const moved: Reply = { status: 307, headers: { location: "/api/v0/organization/usage/limits/users-moved" } };
+    const server = await scripted(test, moved, tooMany(), moved);
+    await expect(putOne(clientOf(server.url))).resolves.toMatchObject({ errors: [] });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("a 429 from another host a GET was redirected to is not this host's throttle: it counts as a failure", async (test) => {
+    const other = await startLoopback(() => (other.requests.length === 1 ? tooMany() : { body: successExample("getComputer") }));
+    test.onTestFinished(() => other.close());
+    const server = await scripted(test, { status: 302, headers: { location: `${other.url}/api/v0/computers/cmp_1` } });
+    const error = await clientOf(server.url)
+      .computers.get("cmp_1")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(other.requests).toHaveLength(1);
+  });
+
   it("an abort during the wait ends the call at once, and nothing more is sent", async (test) => {
     const server = await scripted(test, tooMany({ "retry-after-ms": "10000" }));
     const controller = new AbortController();
