@@ -240,6 +240,25 @@ group("validateCall", () => {
     body: { required: true, schema: { type: "object", required: ["name"], properties: { name: { type: "string" } } } },
   };
 
+  it("each refusal names the rule it broke, for a program to read", () => {
+    const ruleOf = (check: () => void) => {
+      try {
+        check();
+      } catch (error) {
+        return (error as ValidationError).rule;
+      }
+      return undefined;
+    };
+    const query: OperationRules = { params: { q: { in: "query", required: false, schema: { type: "string" } } } };
+    expect(ruleOf(() => validateCall(query, { query: { q: "a\uD800" } }))).toBe("format");
+    expect(ruleOf(() => validateCall(rules, { path: { id: ".." }, body: { name: "a" } }))).toBe("format");
+    expect(ruleOf(() => validateCall(rules, { path: { id: "a" } }))).toBe("required");
+    expect(ruleOf(() => checkField({ type: "string" }, null, "x"))).toBe("type");
+    expect(ruleOf(() => checkField({ const: "command" }, "prompt", "x"))).toBe("const");
+    expect(ruleOf(() => checkField({ type: "string", minLength: 2 }, "a", "x"))).toBe("minLength");
+    expect(ruleOf(() => checkField({ type: "string", pattern: "^a+$" }, "b", "x"))).toBe("pattern");
+  });
+
   it("a required parameter missing, or null, names it", () => {
     for (const id of [undefined, null]) {
       expect(refusal(() => validateCall(rules, { path: { id }, body: { name: "a" } }))).toEqual({
