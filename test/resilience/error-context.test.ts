@@ -210,4 +210,16 @@ describe("credentials never appear", () => {
     // The fetch's own error stays the cause, as thrown: it is the caller's fetch that wrote it.
     expect(error.cause.message).toContain("proxy-password");
   });
+
+  it("an address with an @ before a URL, in a server's text, is no URL's credentials: the text is kept as it came", async () => {
+    const detail = "write to ops@example.com,https://status.example.com/incidents";
+    const server = await scripted({
+      kind: "raw",
+      status: 409,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ detail }),
+    });
+    const error = await rejection(clientOf(server, { maxRetries: 0 }).computers.get("cmp_1"));
+    expect(error.detail).toBe(detail);
+  });
 });
