@@ -257,6 +257,9 @@ group("validateCall", () => {
     expect(ruleOf(() => checkField({ const: "command" }, "prompt", "x"))).toBe("const");
     expect(ruleOf(() => checkField({ type: "string", minLength: 2 }, "a", "x"))).toBe("minLength");
     expect(ruleOf(() => checkField({ type: "string", pattern: "^a+$" }, "b", "x"))).toBe("pattern");
+    expect(ruleOf(() => checkField({ type: "array", minItems: 2 }, [1], "x"))).toBe("minItems");
+    expect(ruleOf(() => checkField({ type: "array", maxItems: 1 }, [1, 2], "x"))).toBe("maxItems");
+    expect(ruleOf(() => checkField({ type: "object", required: ["name"] }, {}, "x"))).toBe("required");
   });
 
   it("a required parameter missing, or null, names it", () => {
