@@ -317,7 +317,7 @@ function env(name: string): string | undefined {
   try {
     const value = (globalThis as { process: { env: Record<string, string | undefined> } }).process.env[name];
     return value === "" ? undefined : value;
-  } catch {
+  } catch /* Stryker disable next-line BlockStatement: an empty catch block returns undefined too, falling off the end */ {
     return undefined; // no `process` (a browser), or no access to it (Deno without --allow-env)
   }
 }

@@ -220,6 +220,7 @@ export class Attempt {
 /** Releases the connection of an answer nobody waits for any more, whatever a caller's fetch resolved to. */
 export function cancelBody(late: unknown): void {
   try {
+    // Stryker disable next-line OptionalChaining: a null answer or a null body throws here, and the catch lets it go as it does anything not a Response
     void (late as { body?: ReadableStream | null } | null)?.body?.cancel().catch(ignore);
   } catch {
     // not a Response: nothing to release

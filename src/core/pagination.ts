@@ -131,6 +131,7 @@ export class PagePromise<Page, Item> implements PromiseLike<Page>, AsyncIterable
   async toArray({ limit = Infinity }: ToArrayOptions = {}): Promise<Item[]> {
     checkItemCount("options.limit", limit);
     const items: Item[] = [];
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut: items(0) fetches and yields nothing either, as pagesUpTo stops at a max of 0
     if (limit <= 0) return items;
     for await (const item of this.items(Math.min(limit, this.options.maxItems ?? Infinity))) items.push(item);
     return items;

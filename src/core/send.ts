@@ -135,6 +135,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
         { throttles },
         secrets,
       );
+      // Stryker disable next-line EqualityOperator: a sleep of 0 ms ends the next turn of the event loop, with the same abort check as the loop's start
       if (wait > 0) await sleep(wait, signal);
       continue;
     }

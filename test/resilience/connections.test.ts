@@ -154,6 +154,26 @@ describe("a fetch that ignores its signal", () => {
     expect(unhandled).toEqual([]);
   });
 
+  it("an answer that comes after the caller aborted has its body cancelled: nothing holds its connection", async () => {
+    let answer!: (response: Response) => void;
+    let cancelled = false;
+    const late = new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { status: 200 });
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: "http://127.0.0.1:9",
+      fetch: () => new Promise<Response>((resolve) => (answer = resolve)),
+      logLevel: "off",
+    });
+    const aborted = new AbortController();
+    const call = client.computers.get("cmp_1", { signal: aborted.signal }).catch((e) => e);
+    while (!answer) await new Promise((tick) => setTimeout(tick, 1));
+    aborted.abort();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
+    answer(late);
+    for (let turns = 0; turns < 20 && !cancelled; turns++) await new Promise((tick) => setTimeout(tick, 1));
+    expect(cancelled).toBe(true);
+  });
+
   it("still stops at once when the caller aborts", async () => {
     const client = new OrgAgent({ apiKey: "test-key", baseUrl: "http://127.0.0.1:9", fetch: ignoring, logLevel: "off" });
     const started = performance.now();

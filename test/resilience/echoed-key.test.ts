@@ -90,6 +90,20 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
+  it("in a problem body, the rest of it kept as it came: numbers, nulls, empty arrays and objects, all plain data", async () => {
+    const server = await serve((request) => ({
+      status: 409,
+      body: { detail: `the key ${keyOf(request.headers)} is busy`, status: 409, errors: [], meta: {}, items: [[], null, 0, false] },
+    }));
+    const { error } = await failure(clientOn(server).computers.get("cmp_1"));
+    const body = (error as APIError).body as Record<string, unknown>;
+    expect(body).toEqual({ detail: "the key *** is busy", status: 409, errors: [], meta: {}, items: [[], null, 0, false] });
+    // Plain data, as JSON.parse makes it: a caller may change or delete any of it.
+    body.status = 410;
+    delete body.meta;
+    expect(body).toEqual({ detail: "the key *** is busy", status: 410, errors: [], items: [[], null, 0, false] });
+  });
+
   it("in a same-origin redirect's Location: the url the error names, and its message", async () => {
     const server = await serve((request) =>
       request.query.has("token")
@@ -145,6 +159,78 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
+  it("an error of the caller's middleware quoting a credential header in a field its class computes: scrubbed, and not made enumerable", async () => {
+    class Refused extends Error {
+      readonly #seen: string;
+      constructor(seen: string) {
+        super("refused by policy");
+        this.#seen = seen;
+      }
+      get url() {
+        return `https://policy.example/check?key=${this.#seen}`;
+      }
+    }
+    const server = await serve(() => ({ status: 200, body: {} }));
+    const client = clientOn(server);
+    client.use({ onRequest: ({ request }) => Promise.reject(new Refused(String(request.headers.get("x-api-key")))) });
+    const { error, texts } = await failure(client.computers.get("cmp_1", { headers: { "X-Api-Key": CALLER_SECRET } }));
+    expect(error).toBeInstanceOf(Refused);
+    expect((error as Refused).url).toBe("https://policy.example/check?key=***");
+    expect(Object.keys(error as object)).not.toContain("url");
+    expect(withoutKey(texts)).toEqual([]);
+  });
+
+  it("an error of the caller's middleware whose stack was read before it was thrown: its stack is scrubbed too", async () => {
+    const server = await serve(() => ({ status: 200, body: {} }));
+    const client = clientOn(server);
+    client.use({
+      onRequest: ({ request }) => {
+        const error = new Error(`refused ${String(request.headers.get("x-api-key"))}`);
+        void error.stack; // read (as a logger would), so written with the secret in it
+        throw error;
+      },
+    });
+    const { error, texts } = await failure(client.computers.get("cmp_1", { headers: { "X-Api-Key": CALLER_SECRET } }));
+    expect((error as Error).message).toBe("refused ***");
+    expect((error as Error).stack).toMatch(/^Error: refused \*\*\*\n/);
+    expect(withoutKey(texts)).toEqual([]);
+  });
+
+  it("an error of the caller's middleware that quotes no secret is left as it was: no stack added, no field made its own", async () => {
+    class Refused extends Error {
+      get url() {
+        return "https://policy.example/check";
+      }
+    }
+    const server = await serve(() => ({ status: 200, body: {} }));
+    const client = clientOn(server);
+    const refusal = Object.assign(new Refused("refused by policy"), { stack: undefined });
+    client.use({ onRequest: () => Promise.reject(refusal) });
+    const { error } = await failure(client.computers.get("cmp_1", { headers: { "X-Api-Key": CALLER_SECRET } }));
+    expect(error).toBe(refusal);
+    expect([(error as Error).stack, Object.hasOwn(error as object, "url")]).toEqual([undefined, false]);
+  });
+
+  it("an answer whose only header echoes the key: scrubbed there too", async () => {
+    const server = await serve(() => ({ status: 200, body: {} }));
+    const echo: typeof fetch = async (_, init) =>
+      new Response(null, { status: 404, headers: { "x-echo": String(new Headers(init?.headers).get("authorization")) } });
+    const { error, texts } = await failure(clientOn(server, { fetch: echo }).computers.get("cmp_1"));
+    expect((error as APIError).headers.get("x-echo")).toBe("Bearer ***");
+    expect(withoutKey(texts)).toEqual([]);
+  });
+
+  it("a scrubbed field stays as the error had it: enumerable, and a caller may still change or remove it", async () => {
+    const server = await serve((request) => ({ status: 404, body: { title: "Not Found", detail: `no key ${keyOf(request.headers)}` } }));
+    const { error } = await failure(clientOn(server).computers.get("cmp_1"));
+    expect(Object.keys(error as object)).toEqual(expect.arrayContaining(["title", "detail"]));
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ detail: "no key ***" });
+    Object.defineProperty(error, "detail", { value: "redacted", enumerable: true });
+    expect((error as APIError).detail).toBe("redacted");
+    delete (error as { detail?: string }).detail;
+    expect(Object.hasOwn(error as object, "detail")).toBe(false);
+  });
+
   it("a credential header of the client, echoed back, is scrubbed too", async () => {
     const server = await serve((request) => ({
       status: 500,
@@ -178,6 +264,19 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     }));
     const { error, texts } = await failure(
       clientOn(server).raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } }),
+    );
+    expect(error).toBeInstanceOf(RedirectError);
+    expect(withoutKey(texts)).toEqual([]);
+  });
+
+  it("client.raw with headers of its own: the client's credential header, echoed in an error, is scrubbed all the same", async () => {
+    const server = await serve((request) => ({
+      status: 302,
+      headers: { location: `/api/v0/computers/cmp_1?token=${String(request.headers["x-api-key"])}` },
+    }));
+    const client = clientOn(server, { headers: { "X-Api-Key": CALLER_SECRET } });
+    const { error, texts } = await failure(
+      client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } }, headers: { "X-Trace": "t-1" } }),
     );
     expect(error).toBeInstanceOf(RedirectError);
     expect(withoutKey(texts)).toEqual([]);

@@ -130,6 +130,21 @@ describe("errors of every kind carry the context", () => {
     expectContext(late, "createSession", "POST", "/api/v0/sessions", `${server.url}/api/v0/sessions`);
   });
 
+  it("a deadline before anything was sent (the apiKey function still pending): the URL the call was going to, its query too", async () => {
+    const server = await scripted();
+    const pending = () => new Promise<string>(() => {});
+    const error = await rejection(
+      clientOf(server, { apiKey: pending, deadline: 50 }).request("getSessionMessage", {
+        path: { sessionId: "sess_1", messageId: "msg_1" },
+        query: { computerId: "cmp_2" },
+      }),
+    );
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    const template = "/api/v0/sessions/{sessionId}/messages/{messageId}";
+    expectContext(error, "getSessionMessage", "GET", template, `${server.url}/api/v0/sessions/sess_1/messages/msg_1?computerId=cmp_2`);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("after a redirect, the URL that answered; a refused redirect, the URL that redirected", async () => {
     const server = await startLoopback((request) =>
       request.pathname.startsWith("/moved/")
@@ -194,5 +209,17 @@ describe("credentials never appear", () => {
     );
     // The fetch's own error stays the cause, as thrown: it is the caller's fetch that wrote it.
     expect(error.cause.message).toContain("proxy-password");
+  });
+
+  it("an address with an @ before a URL, in a server's text, is no URL's credentials: the text is kept as it came", async () => {
+    const detail = "write to ops@example.com,https://status.example.com/incidents";
+    const server = await scripted({
+      kind: "raw",
+      status: 409,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ detail }),
+    });
+    const error = await rejection(clientOf(server, { maxRetries: 0 }).computers.get("cmp_1"));
+    expect(error.detail).toBe(detail);
   });
 });

@@ -141,6 +141,27 @@ describe("an error body", () => {
     for (const bytes of written) expect(bytes).toBeLessThan(32 * MB);
   });
 
+  it(`keeps exactly its first ${ERROR_BODY_LIMIT / 1024} KiB, whatever the chunks it comes in: the one the limit falls in is cut there`, async () => {
+    const text = "0123456789".repeat(ERROR_BODY_LIMIT / 4);
+    const bytes = new TextEncoder().encode(text);
+    const chunked = () => {
+      let at = 0;
+      return new ReadableStream<Uint8Array>({
+        pull: (stream) => void (at < bytes.length ? stream.enqueue(bytes.subarray(at, (at += 50_000))) : stream.close()),
+      });
+    };
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: "http://127.0.0.1:9",
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: async () => new Response(chunked(), { status: 503, headers: { "content-type": "text/plain" } }),
+    });
+    const error = await client.computers.get("cmp_1").catch((e) => e);
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.body).toBe(text.slice(0, ERROR_BODY_LIMIT));
+  });
+
   it("a problem document within the limit is parsed as before", async () => {
     const problem = { title: "Service Unavailable", detail: "down for maintenance", status: 503 };
     const server = await serve((res) => res.writeHead(503, { "content-type": "application/json" }).end(JSON.stringify(problem)));

@@ -1,6 +1,6 @@
 // The retry policy, rule by rule, against scripted loopback servers: what is retried for idempotent operations,
 // when a write may go again, Retry-After and its cap, backoff bounds, and that a retry builds a fresh Request.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import {
   APIConnectionError,
@@ -15,7 +15,7 @@ import {
   RateLimitError,
   UnprocessableEntityError,
 } from "../../src/index.js";
-import { backoffDelay } from "../../src/core/retry.js";
+import { backoffDelay, isThrottle } from "../../src/core/retry.js";
 import { calls, operationIds } from "./calls.js";
 import { startFaultServer, success, type Fault } from "./fault-server.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
@@ -211,6 +211,15 @@ describe("Retry-After", () => {
   });
 });
 
+describe("throttles", () => {
+  it("are a 429, or a 503 of an idempotent call told when to come back (or a bulk job's): no other status, whatever it says", () => {
+    expect(isThrottle(429, false, false, false)).toBe(true);
+    expect([isThrottle(503, true, true, false), isThrottle(503, true, false, true)]).toEqual([true, true]);
+    expect([isThrottle(503, false, true, true), isThrottle(503, true, false, false)]).toEqual([false, false]);
+    expect([500, 502, 504, 408].map((status) => isThrottle(status, true, true, true))).toEqual([false, false, false, false]);
+  });
+});
+
 describe("backoff", () => {
   it("starts at 0.5 s, doubles, is capped at 8 s, and is jittered down by at most a quarter", () => {
     const defaults = { initial: 500, max: 8_000 };
@@ -298,6 +307,23 @@ describe("the deadline, checked again before each attempt", () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
     expect(error.message).toBe(`Deadline of 200 ms exceeded [getComputer: GET ${server.url}/api/v0/computers/cmp_3e9d0a4b7c2f4e61]`);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("a retry whose wait would end right at the deadline is not waited: the failure, at once", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      let sent = 0;
+      const fetch = async () => (sent++, Response.json({ status: 503 }, { status: 503, headers: { "retry-after-ms": "1000" } }));
+      const client = clientOf({ url: "http://127.0.0.1:9" }, { fetch, deadline: 1_000, rateLimiting: false });
+      let error: unknown;
+      call(GET, client).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(error).toBeInstanceOf(InternalServerError);
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(sent).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -100,6 +100,15 @@ describe("the API key never shows", () => {
     expect([error.message, String(error.body), ...logger.lines].filter((text) => text.includes(key))).toEqual([]);
   });
 
+  it("a credential header of exactly 8 characters is a secret too: scrubbed from the error", async () => {
+    const token = "t8-chars";
+    const body = JSON.stringify({ title: "Forbidden", detail: `token ${token} may not`, status: 403 });
+    const server = await scripted({ kind: "raw", status: 403, headers: { "content-type": "application/json" }, body });
+    const client = clientOf(server, { headers: { "X-Auth-Token": token }, maxRetries: 0 });
+    const error = await rejection(client.computers.get("cmp_1"));
+    expect(error.detail).toBe("token *** may not");
+  });
+
   it("a key echoed in a response header that is not named like a credential is scrubbed from every debug line", async () => {
     const logger = captureLogger();
     const headers = { "content-type": "application/json", "x-debug-echo": `Bearer ${SECRET}` };

@@ -140,4 +140,15 @@ describe("order and abort", () => {
     expect(signals.every((signal) => signal.aborted && signal.reason === reason)).toBe(true);
     await expect(cap.run(async () => 0)).rejects.toBeInstanceOf(APIUserAbortError);
   });
+
+  it("a task given its place just before the job's abort starts with its signal aborted, with the job's reason", async () => {
+    const controller = new AbortController();
+    const cap = new InFlightCap(1, controller.signal);
+    let seen: AbortSignal | undefined;
+    const task = cap.run(async (signal) => void (seen = signal));
+    const reason = new Error("stop the job");
+    controller.abort(reason);
+    await task;
+    expect([seen?.aborted, seen?.reason]).toEqual([true, reason]);
+  });
 });

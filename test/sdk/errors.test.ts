@@ -135,6 +135,21 @@ describe("a non-JSON error body", () => {
   });
 });
 
+describe("a problem body whose title or detail is not text", () => {
+  it("has neither: they stay undefined, and the message says only the status", async () => {
+    const server = await startLoopback(() => ({ status: 409, body: { title: 42, detail: { why: "busy" }, status: 409 } }));
+    try {
+      const client = new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 0, logLevel: "off" });
+      const error = (await client.computers.get("cmp_1").catch((e: unknown) => e)) as APIError;
+      expect(error).toBeInstanceOf(ConflictError);
+      expect([error.title, error.detail]).toEqual([undefined, undefined]);
+      expect(error.message).toBe(`409 [getComputer: GET ${server.url}/api/v0/computers/cmp_1]`);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("each error class names itself", () => {
   let server: Loopback;
   beforeAll(async () => {
@@ -142,6 +157,7 @@ describe("each error class names itself", () => {
       if (request.pathname.endsWith("/loop")) return { status: 302, headers: { location: request.target } };
       if (request.pathname.endsWith("/busy")) return { status: 409, body: { title: "Conflict", status: 409 } };
       if (request.pathname.endsWith("/odd")) return { status: 422, body: { title: "Unprocessable Entity", status: 422 } };
+      if (request.pathname.endsWith("/teapot")) return { status: 418, body: { title: "I'm a teapot", status: 418 } };
       return { body: { id: "cmp_1", name: "n".repeat(200), providerType: "docker", createdAt: 1 } };
     });
   });
@@ -185,6 +201,13 @@ describe("each error class names itself", () => {
           .catch((e: unknown) => e),
         UnprocessableEntityError,
       ],
+      // A status without a class of its own.
+      [
+        await client()
+          .computers.get("teapot")
+          .catch((e: unknown) => e),
+        APIError,
+      ],
       // Readiness reports are served by the app host, and this client has none.
       [
         await client()
@@ -200,9 +223,10 @@ describe("each error class names itself", () => {
     }
   });
 
-  it("a connection error built without a message says what it is", () => {
+  it("a connection error built without a message says what it is; a timeout built without a limit is the attempt's", () => {
     expect(new APIConnectionError().message).toBe("Connection error");
     expect(new APIConnectionTimeoutError().message).toBe("Request timed out");
+    expect(new APIConnectionTimeoutError().limit).toBe("timeout");
     expect(String(new APIConnectionTimeoutError())).toBe("APIConnectionTimeoutError: Request timed out");
   });
 });

@@ -2,11 +2,12 @@
 // so one middleware added with `client.use()` (or `client.raw.use()`, the same list) sees every attempt of every call,
 // before the key is added; redirects are followed inside an attempt. Plugins (the seam a rate controller plugs into)
 // hear of every attempt and may wait before one and decide a failure's retry. Against loopback servers.
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { successExample } from "../support/spec.js";
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
+  APIUserAbortError,
   InternalServerError,
   OrgAgent,
   RateLimitError,
@@ -138,6 +139,57 @@ describe("one middleware sees every call", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("a request a middleware held past the attempt's timeout is not sent when it is let go, nor logged as going out", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const lines: string[] = [];
+      const log = (line: string) => void lines.push(line);
+      const fetched: unknown[] = [];
+      const client = new OrgAgent({
+        apiKey: async () => KEY,
+        baseUrl: "http://127.0.0.1:9",
+        fetch: (input) => (fetched.push(input), Promise.resolve(Response.json(successExample("getComputer")))),
+        timeout: 100,
+        maxRetries: 0,
+        logLevel: "debug",
+        logger: { error: log, warn: log, info: log, debug: log },
+      });
+      client.use({ onRequest: ({ request }) => new Promise<Request>((resolve) => setTimeout(() => resolve(request), 300)) });
+      const error = client.computers.get("cmp_1").catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await error).toBeInstanceOf(APIConnectionTimeoutError);
+      await vi.advanceTimersByTimeAsync(300);
+      expect(fetched).toEqual([]);
+      expect(lines.filter((line) => line.includes("→"))).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("an answer an onResponse held past the caller's abort has its body cancelled when it is let go", async () => {
+    let cancelled = false;
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const client = new OrgAgent({
+      apiKey: KEY,
+      baseUrl: "http://127.0.0.1:9",
+      fetch: async () => new Response(new ReadableStream({ cancel: () => void (cancelled = true) }), { status: 200 }),
+      logLevel: "off",
+    });
+    let reached!: () => void;
+    const inMiddleware = new Promise<void>((resolve) => (reached = resolve));
+    client.use({ onResponse: async ({ response }) => (reached(), await held, response) });
+    const aborted = new AbortController();
+    const call = client.computers.get("cmp_1", { signal: aborted.signal }).catch((e: unknown) => e);
+    await inMiddleware;
+    aborted.abort();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
+    expect(cancelled).toBe(false);
+    letGo();
+    for (let turns = 0; turns < 20 && !cancelled; turns++) await new Promise((tick) => setTimeout(tick, 1));
+    expect(cancelled).toBe(true);
+  });
+
   it("a middleware that changes nothing changes nothing on the wire: the same method, target, headers and body", async () => {
     const server = await scripted(...Array(6).fill({ status: 201, body: successExample("createSession") }));
     const calls = async (client: OrgAgent) => {
@@ -173,6 +225,49 @@ describe("one middleware sees every call", () => {
     expect(() => client.use({} as Middleware)).toThrow(
       /^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/,
     );
+  });
+
+  it("use() refuses null, a function and a primitive as middleware, with the same ValidationError", () => {
+    const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
+    const onRequest = () => undefined;
+    for (const item of [null, Object.assign(() => undefined, { onRequest }), "onRequest", 1]) {
+      expect(() => client.use(item as unknown as Middleware)).toThrow(
+        /^middleware: .* is not allowed; expected an object with onRequest, onResponse or onError$/,
+      );
+    }
+  });
+
+  it("use() takes middleware with only onResponse, or only onError, and runs it", async () => {
+    const server = await scripted({ status: 503, body: { title: "Unavailable" } });
+    const url = server.url;
+    const client = clientOn(server, { maxRetries: 0 });
+    const statuses: number[] = [];
+    client.use({ onResponse: ({ response }) => void statuses.push(response.status) });
+    await client.computers.get("cmp_1").catch(() => {});
+    expect(statuses).toEqual([503]);
+    await server.close();
+    const errors: unknown[] = [];
+    const refused = new OrgAgent({ apiKey: KEY, baseUrl: url, maxRetries: 0, logLevel: "off" });
+    refused.use({ onError: ({ error }) => void errors.push(error) });
+    await refused.computers.get("cmp_1").catch(() => {});
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(APIConnectionError);
+  });
+
+  it("eject() removes exactly the middleware named: one never added removes nothing", async () => {
+    const server = await scripted();
+    const client = clientOn(server);
+    const tag = (name: string): Middleware => ({ onRequest: ({ request }) => (request.headers.set(`X-${name}`, "on"), request) });
+    const [first, second] = [tag("First"), tag("Second")];
+    client.use(first, second);
+    client.eject(tag("Stranger"));
+    await client.computers.get("cmp_1");
+    client.eject(second);
+    await client.computers.get("cmp_1");
+    expect(server.requests.map((request) => [request.headers["x-first"], request.headers["x-second"]])).toEqual([
+      ["on", "on"],
+      ["on", undefined],
+    ]);
   });
 });
 
@@ -250,11 +345,59 @@ describe("plugins: the seam of a rate controller", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("the first plugin with a word on a failure decides it: one without a word passes it on to the next", async () => {
+    const server = await scripted({ status: 503, body: {} });
+    const silent = listening(() => undefined);
+    const stopping = listening(() => ({ retry: false }));
+    const client = clientOn(server, { plugins: [silent.plugin, stopping.plugin] });
+    await expect(client.computers.get("cmp_1")).rejects.toBeInstanceOf(InternalServerError);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("a plugin may stop a failure the default policy would retry", async () => {
     const server = await scripted({ status: 503, body: {} });
     const { plugin } = listening(() => ({ retry: false }));
     await expect(clientOn(server, { plugins: [plugin] }).computers.get("cmp_1")).rejects.toBeInstanceOf(InternalServerError);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("the caller's abort during a beforeAttempt wait ends the call with APIUserAbortError, even when the wait then ends", async () => {
+    const server = await scripted();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const aborted = new AbortController();
+    const call = clientOn(server, { plugins: [{ beforeAttempt: () => gate }] })
+      .computers.get("cmp_1", { signal: aborted.signal })
+      .catch((e: unknown) => e);
+    aborted.abort();
+    release();
+    expect(await call).toBeInstanceOf(APIUserAbortError);
+  });
+
+  it("a beforeAttempt that waits past the call's deadline ends it as a deadline timeout, nothing sent", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const fetched: unknown[] = [];
+      const client = new OrgAgent({
+        apiKey: KEY,
+        baseUrl: "http://127.0.0.1:9",
+        fetch: async (input) => (fetched.push(input), Response.json(successExample("getComputer"))),
+        logLevel: "off",
+        plugins: [{ beforeAttempt: () => new Promise<void>((resolve) => setTimeout(resolve, 200)) }],
+      });
+      let error: unknown;
+      client.computers.get("cmp_1", { deadline: 100 }).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(250);
+      expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(error).toMatchObject({
+        limit: "deadline",
+        ms: 100,
+        message: "Deadline of 100 ms exceeded [getComputer: GET http://127.0.0.1:9/api/v0/computers/cmp_1]",
+      });
+      expect(fetched).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a beforeAttempt that rejects ends the call with its error, nothing sent", async () => {

@@ -4,7 +4,14 @@
 // recorder answers every request with the getComputer example.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
-import { OrgAgent, ValidationError } from "../../src/index.js";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  OrgAgent,
+  ResponseTooLargeError,
+  ValidationError,
+} from "../../src/index.js";
 import { startLoopback, type Loopback } from "./support/loopback.js";
 import { successExample } from "../support/spec.js";
 
@@ -50,6 +57,38 @@ describe("client.raw", () => {
   it("a path the spec does not have goes to the API host", async () => {
     await (client.raw as any).GET("/api/v0/not-in-the-spec");
     expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/not-in-the-spec"]);
+  });
+
+  it("an error of a path the spec does not have names no operation: no operationId, nothing added to its message", async () => {
+    const refused: typeof fetch = () => Promise.reject(new TypeError("fetch failed"));
+    const error = await (client.raw as any).GET("/api/v0/not-in-the-spec", { fetch: refused }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe("Connection error: fetch failed");
+    expect([(error as APIConnectionError).operationId, (error as APIConnectionError).url]).toEqual([undefined, undefined]);
+  });
+
+  it("a fetch given to one call sends that call, with the client's key and headers; the client's fetch is not used", async () => {
+    const own: string[] = [];
+    const { response } = await client.raw.GET(COMPUTER, {
+      params: { path: { computerId: "cmp_1" } },
+      fetch: (input: RequestInfo | URL, init?: RequestInit) => (
+        own.push(input instanceof Request ? input.url : String(input)), fetch(input, init)
+      ),
+    });
+    expect(response.status).toBe(200);
+    expect(own).toEqual([`${server.url}/api/v0/computers/cmp_1`]);
+    expect(fetched).toEqual([]);
+    expect(server.requests[0]!.headers).toMatchObject({ "x-team": "blue", authorization: "Bearer raw-test-key" });
+  });
+
+  it("a success whose fetch gave no body at all reads as an empty body", async () => {
+    const { data, response } = await client.raw.GET(COMPUTER, {
+      params: { path: { computerId: "cmp_1" } },
+      parseAs: "text",
+      fetch: () => Promise.resolve(new Response(null, { status: 200 })),
+    });
+    expect(response.status).toBe(200);
+    expect(data).toBe("");
   });
 
   it.each([
@@ -121,25 +160,94 @@ describe("client.raw path values", () => {
     expect(server.requests.map((r) => r.target)).toEqual(["/api/v0/computers/name/a%2Fb%3Fx%3D1"]);
   });
 
-  it.each([".", ".."])("%j cannot be one segment: a ValidationError naming the parameter, nothing sent", async (name) => {
-    const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({
-      field: "path.name",
-      value: name,
-      message: expect.stringMatching(/expected a path segment other than \. and \.\.$/),
-    });
-    expect(server.requests).toHaveLength(0);
-  });
+  it.each([".", ".."])(
+    "%j cannot be one segment: a ValidationError naming the parameter and the format rule, nothing sent",
+    async (name) => {
+      const error = await client.raw.GET(BY_NAME, { params: { path: { name } } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({
+        field: "path.name",
+        value: name,
+        rule: "format",
+        message: expect.stringMatching(/expected a path segment other than \. and \.\.$/),
+      });
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
-  it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter, nothing sent", async () => {
+  it("a lone surrogate cannot be percent-encoded: a ValidationError naming the parameter and the format rule, nothing sent", async () => {
     const error = await client.raw.GET(BY_NAME, { params: { path: { name: "box-\uD800" } } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({
       field: "path.name",
+      rule: "format",
       message: expect.stringMatching(/expected a well-formed Unicode string \(no lone surrogates\)$/),
     });
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("client.raw answers and errors", () => {
+  const rawClient = (options: Partial<ConstructorParameters<typeof OrgAgent>[0]> = {}) =>
+    new OrgAgent({ apiKey: "raw-test-key", baseUrl: server.url, maxRetries: 0, logLevel: "off", ...options });
+
+  it("an error of an operation's path names the operation, as a resource method's does", async () => {
+    const refused: typeof fetch = () => Promise.reject(new TypeError("fetch failed"));
+    const error = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, fetch: refused }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).toMatchObject({ operationId: "getComputer", method: "GET", path: COMPUTER, url: `${server.url}/api/v0/computers/cmp_1` });
+    expect((error as Error).message).toBe(`Connection error: fetch failed [getComputer: GET ${server.url}/api/v0/computers/cmp_1]`);
+  });
+
+  it("a timeout before anything was sent (the apiKey function still pending) names the URL the request was for", async () => {
+    const pending = rawClient({ apiKey: () => new Promise<string>(() => {}), timeout: 50 });
+    const error = await pending.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as APIConnectionTimeoutError).url).toBe(`${server.url}/api/v0/computers/cmp_1`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an error answer comes back as openapi-fetch's error whatever its size: maxResponseSize holds successes", async () => {
+    const problem = { title: "Not Found", status: 404, detail: "x".repeat(200) };
+    const small = rawClient({
+      maxResponseSize: 10,
+      fetch: async () => Response.json(problem, { status: 404, headers: { "content-type": "application/problem+json" } }),
+    });
+    const { error, response } = await small.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(response.status).toBe(404);
+    expect(error).toEqual(problem);
+  });
+
+  it("a success announced at maxResponseSize is read; one byte over is refused before reading, naming its size", async () => {
+    const text = JSON.stringify(successExample("getComputer"));
+    const size = text.length;
+    const fetch = async () => new Response(text, { headers: { "content-type": "application/json", "content-length": String(size) } });
+    const { data } = await rawClient({ maxResponseSize: size, fetch }).raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(data).toEqual(successExample("getComputer"));
+    const error = await rawClient({ maxResponseSize: size - 1, fetch })
+      .raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseTooLargeError);
+    expect(error).toMatchObject({ limit: size - 1, size });
+  });
+
+  it("a signal aborted before the call ends it with APIUserAbortError", async () => {
+    const error = await client.raw
+      .GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, signal: AbortSignal.abort() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+  });
+
+  it("a call leaves no timer behind once it is answered: ten calls, not ten timers more", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+    const before = timers();
+    for (let i = 0; i < 10; i++) await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect(timers() - before).toBeLessThan(5);
+  });
+
+  it("the response has the URL that answered, and says it was not redirected", async () => {
+    const { response } = await client.raw.GET(COMPUTER, { params: { path: { computerId: "cmp_1" } } });
+    expect([response.url, response.redirected]).toEqual([`${server.url}/api/v0/computers/cmp_1`, false]);
   });
 });
 

@@ -71,6 +71,12 @@ describe("readPage", () => {
     expect(() => readPage("listEnterpriseControlsHistory", {}, { changes: [], pagination: { hasMore: true } })).toThrow(PaginationError);
   });
 
+  it("a full page whose last item is null has nothing to continue from: a PaginationError naming the field", () => {
+    const page = { reports: [{ reportId: "rpt_1" }, null] } as never;
+    expect(() => readPage("listReadinessReports", { limit: 2 }, page)).toThrow(PaginationError);
+    expect(() => readPage("listReadinessReports", { limit: 2 }, page)).toThrow("The last item has no `reportId` to continue from.");
+  });
+
   it("an operation that is not a list is a ValidationError naming the lists", () => {
     const error = (() => {
       try {
@@ -82,5 +88,10 @@ describe("readPage", () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({ field: "operationId", value: "getComputer", rule: "enum" });
     expect((error as ValidationError).allowed).toContain("listAnalyticsUsers");
+  });
+
+  it("a near miss of a list's operationId names the list it looks like; a name like none names none", () => {
+    expect(() => readPage("listAnalyticsUser" as PagedOperationId, {}, {} as never)).toThrow(/\); did you mean `listAnalyticsUsers`\?$/);
+    expect(() => readPage("qqqqqqqqqqqqqqqq" as PagedOperationId, {}, {} as never)).toThrow(/\(listAnalyticsUsers, [^)]*\)$/);
   });
 });

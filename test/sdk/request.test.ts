@@ -51,6 +51,16 @@ describe("client.request", () => {
     expect(sent.length).toBe(before);
   });
 
+  it("of two operationIds as close to a misspelling, the first in the spec is named", () => {
+    const call = () => (client.request as (operationId: string) => unknown)("getAnalyticsToks");
+    expect(call).toThrow(/did you mean `getAnalyticsTokens`\?$/);
+  });
+
+  it("an operationId like none of the spec's is refused naming none", () => {
+    const call = () => (client.request as (operationId: string) => unknown)("qqqqqqqqqqqqqqqq");
+    expect(call).toThrow(/^operationId: "qqqqqqqqqqqqqqqq" is not allowed; expected an operationId of the spec$/);
+  });
+
   it("refuses date windows for a list without a date range: concurrency is not one of its options", () => {
     expect(() => client.request("listReadinessReports", {}, { concurrency: 4 } as never)).toThrow(ValidationError);
   });

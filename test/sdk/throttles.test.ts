@@ -5,8 +5,9 @@
 // from the controller, which two clients of the same key share. Against loopback servers that rate-limit in each style
 // real services use (test/support/limiter-server.ts) and scripted ones: what is checked are counts (requests, refusals,
 // waits) and ratios within one run, never a duration beyond a wide bound.
-import { describe, expect, it, type TestContext } from "vitest";
-import { rateControllerFor } from "../../src/core/rate-registry.js";
+import { describe, expect, it, vi, type TestContext } from "vitest";
+import type { RateController, RatePermit } from "../../src/core/rate-controller.js";
+import { rateControllerCount, rateControllerFor } from "../../src/core/rate-registry.js";
 import {
   APIConnectionTimeoutError,
   APIUserAbortError,
@@ -128,6 +129,123 @@ describe("a single call", () => {
     expect(server.requests).toHaveLength(1);
     await first;
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("the attempt's timeout stops while it waits for its turn, and runs on from where it stopped once it is sent", async () => {
+    // On a moved clock (timers and performance.now() alike): the first call's 429 holds the key's controller 2 s; the
+    // second call, timeout 1 s, waits that hold out and is sent; its fetch never answers, so its timeout ends it.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      let refused = 0;
+      let sentAt: number | undefined;
+      const fetch: typeof globalThis.fetch = (input) => {
+        if (String(input).endsWith("/cmp_held")) {
+          sentAt = performance.now();
+          return new Promise<Response>(() => {});
+        }
+        return Promise.resolve(
+          refused++
+            ? Response.json(successExample("getComputer"))
+            : Response.json({ status: 429 }, { status: 429, headers: { "retry-after-ms": "2000" } }),
+        );
+      };
+      const client = clientOf("http://127.0.0.1:9", { fetch, timeout: 1_000 });
+      const start = performance.now();
+      const first = client.computers.get("cmp_first");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(refused).toBe(1);
+      let outcome: unknown;
+      client.computers.get("cmp_held").then(
+        (value) => (outcome = value),
+        (error: unknown) => (outcome = error),
+      );
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(outcome).toBeUndefined();
+      expect(sentAt).toBeUndefined();
+      while (sentAt === undefined && outcome === undefined && performance.now() - start < 10_000) await vi.advanceTimersByTimeAsync(10);
+      expect(outcome).toBeUndefined();
+      expect(sentAt! - start).toBeGreaterThanOrEqual(2_000);
+      await vi.advanceTimersByTimeAsync(sentAt! + 900 - performance.now());
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(outcome).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(outcome).toMatchObject({ limit: "timeout", ms: 1_000 });
+      await first;
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  /** A fetch answering each request with the next of `statuses` (429s telling `retryAfterMs`), then the computer. */
+  const answering = (retryAfterMs: string, ...statuses: number[]) => {
+    const sent: number[] = [];
+    const fetch: typeof globalThis.fetch = async () => {
+      sent.push(performance.now());
+      const status = statuses[sent.length - 1];
+      return status
+        ? Response.json({ status }, { status, headers: { "retry-after-ms": retryAfterMs } })
+        : Response.json(successExample("getComputer"));
+    };
+    return { sent, fetch };
+  };
+
+  it("a wait asked for of exactly maxRetryAfter is waited out: maxRetryAfter 0 and a Retry-After of 0", async () => {
+    const { sent, fetch } = answering("0", 429);
+    await expect(clientOf("http://127.0.0.1:9", { fetch, maxRetryAfter: 0 }).computers.get("cmp_1")).resolves.toEqual(
+      successExample("getComputer"),
+    );
+    expect(sent).toHaveLength(2);
+  });
+
+  it("a throttle's wait is waited out before the next attempt starts, and one that ends at the deadline is not waited", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const waited = answering("500", 429);
+      let outcome: unknown;
+      const start = performance.now();
+      // A plugin hears of the next attempt once the wait is over, not before.
+      const heard: number[] = [];
+      const plugins = [{ beforeAttempt: () => void heard.push(performance.now() - start) }];
+      clientOf("http://127.0.0.1:9", { fetch: waited.fetch, plugins })
+        .computers.get("cmp_1")
+        .then((value) => (outcome = value));
+      await vi.advanceTimersByTimeAsync(400);
+      expect(waited.sent).toHaveLength(1);
+      expect(heard).toEqual([0]);
+      await vi.advanceTimersByTimeAsync(200);
+      expect(waited.sent.map((at) => at - start)).toEqual([0, 500]);
+      expect(heard).toEqual([0, 500]);
+      expect(outcome).toEqual(successExample("getComputer"));
+
+      const atDeadline = answering("1000", 429);
+      let error: unknown;
+      clientOf("http://127.0.0.1:9", { fetch: atDeadline.fetch, deadline: 1_000 })
+        .computers.get("cmp_1")
+        .catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(1_500);
+      expect(error).toBeInstanceOf(RateLimitError);
+      expect(atDeadline.sent).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a 429 after a redirect within the host is the host's throttle: waited out, not counted", async (test) => {
+    const moved: Reply = { status: 307, headers: { location: "/api/v0/organization/usage/limits/users-moved" } };
+    const server = await scripted(test, moved, tooMany(), moved);
+    await expect(putOne(clientOf(server.url))).resolves.toMatchObject({ errors: [] });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("a 429 from another host a GET was redirected to is not this host's throttle: it counts as a failure", async (test) => {
+    const other = await startLoopback(() => (other.requests.length === 1 ? tooMany() : { body: successExample("getComputer") }));
+    test.onTestFinished(() => other.close());
+    const server = await scripted(test, { status: 302, headers: { location: `${other.url}/api/v0/computers/cmp_1` } });
+    const error = await clientOf(server.url)
+      .computers.get("cmp_1")
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(other.requests).toHaveLength(1);
   });
 
   it("an abort during the wait ends the call at once, and nothing more is sent", async (test) => {
@@ -258,6 +376,35 @@ describe("one controller per key and host", () => {
     await putOne(clientOf(server.url));
     expect(performance.now() - started).toBeLessThan(2_500);
     await pending;
+  });
+
+  it("of the idle controllers exactly the 64 used last are kept, as they were; those used before are let go", () => {
+    const origin = "http://127.0.0.1:7";
+    const made = Array.from({ length: 70 }, (_, i) => rateControllerFor(`registry-key-${i}`, origin));
+    // Asking again makes a controller the one used last: the 64th from the end (registry-key-6) is asked for first.
+    expect([6, 30, 60, 69].map((i) => rateControllerFor(`registry-key-${i}`, origin) === made[i])).toEqual([true, true, true, true]);
+    expect(rateControllerFor("registry-key-5", origin)).not.toBe(made[5]);
+    // Each controller asked for past the bound lets exactly one go.
+    const counts = [70, 71].map((i) => (rateControllerFor(`registry-key-${i}`, origin), rateControllerCount()));
+    expect(counts).toEqual([64, 64]);
+  });
+
+  it("a busy controller is never let go, nor the one just asked for when every other is busy", () => {
+    const origin = "http://127.0.0.1:8";
+    const busy: RateController[] = [];
+    const permits: RatePermit[] = [];
+    for (let i = 0; i < 65; i++) {
+      busy.push(rateControllerFor(`busy-key-${i}`, origin));
+      permits.push(busy[i]!.tryAcquire()!);
+    }
+    try {
+      const fresh = rateControllerFor("busy-key-new", origin);
+      expect(rateControllerFor("busy-key-new", origin)).toBe(fresh);
+      for (let i = 0; i < 70; i++) rateControllerFor(`idle-key-${i}`, origin);
+      expect(busy.map((controller, i) => rateControllerFor(`busy-key-${i}`, origin) === controller)).toEqual(Array(65).fill(true));
+    } finally {
+      for (const permit of permits) permit.release();
+    }
   });
 });
 

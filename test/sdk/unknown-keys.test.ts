@@ -34,6 +34,7 @@ describe("refused with the key that was meant", () => {
   it.each([
     ["a client option", () => new OrgAgent(loose({ apiKey: "k-unknown", baseURL: server.url })), "options.baseURL", "baseUrl"],
     ["a request option", () => client.computers.get("cmp_1", loose({ timout: 1_000 })), "options.timout", "timeout"],
+    ["two letters swapped", () => client.computers.get("cmp_1", loose({ singal: undefined })), "options.singal", "signal"],
     ["a list's option", () => client.readiness.list({}, loose({ maxitems: 5 })), "options.maxitems", "maxItems"],
     ["the date windows' option", () => client.analytics.users(dates, loose({ concurency: 8 })), "options.concurency", "concurrency"],
     ["a query parameter", () => client.analytics.tokens(loose({ ...dates, groupBy: "model" })), "query.groupBy", "group_by"],
@@ -65,6 +66,12 @@ describe("refused with the key that was meant", () => {
     expect(error.message).toBe(
       'options.colour: an unknown key ("colour") is not allowed; expected one of the known keys: signal, timeout, deadline, maxRetries, maxResponseSize, headers, idempotent',
     );
+    expect(error.bound).toBeUndefined();
+  });
+
+  it("a key that is only part of a known one, farther off than a third of its letters, is not taken for it", async () => {
+    const error = await refusal(() => client.computers.get("cmp_1", loose({ retries: 2 })));
+    expect(error.message).toMatch(/^options\.retries: an unknown key \("retries"\) is not allowed; expected one of the known keys: /);
     expect(error.bound).toBeUndefined();
   });
 

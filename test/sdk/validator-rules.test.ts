@@ -198,6 +198,30 @@ group("dates", () => {
     expect(dateVerdict(dateRule({ latest: "2026-06-30" }), "2026-07-01")).toMatch(/expected a date up to 2026-06-30$/);
   });
 
+  it("a date is written YYYY-MM-DD exactly: other separators, or a space after the day, are refused", () => {
+    const rule = dateRule({});
+    for (const value of ["2026/11/20", "2026.11.20", "2026-11-2 "]) {
+      expect(dateVerdict(rule, value)).toBe(
+        `x: ${JSON.stringify(value)} is not allowed; expected a real calendar date YYYY-MM-DD up to any date`,
+      );
+    }
+  });
+
+  it("an earliest day is a bound: the day before it is refused, naming the span, with the rule and the day", () => {
+    const rule = dateRule({ earliest: "2026-01-14", latest: "yesterday" });
+    expect(dateVerdict(rule, "2026-01-14")).toBeUndefined();
+    expect(dateVerdict(rule, "2026-01-13")).toBe(
+      'x: "2026-01-13" is not allowed; expected a date from 2026-01-14 to 2026-11-24 (yesterday, UTC)',
+    );
+    let error: unknown;
+    try {
+      checkField(rule, "2026-01-13", "x", {}, now);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ rule: "earliest", bound: "2026-01-14" });
+  });
+
   it("notBefore compares with the sibling it names, when that sibling is a real date", () => {
     const rule = dateRule({ notBefore: "startDate" });
     expect(dateVerdict(rule, "2026-03-01", { startDate: "2026-03-02" })).toBe(
@@ -215,6 +239,28 @@ group("validateCall", () => {
     params: { id: { in: "path", required: true, schema: { type: "string", minLength: 1 } } },
     body: { required: true, schema: { type: "object", required: ["name"], properties: { name: { type: "string" } } } },
   };
+
+  it("each refusal names the rule it broke, for a program to read", () => {
+    const ruleOf = (check: () => void) => {
+      try {
+        check();
+      } catch (error) {
+        return (error as ValidationError).rule;
+      }
+      return undefined;
+    };
+    const query: OperationRules = { params: { q: { in: "query", required: false, schema: { type: "string" } } } };
+    expect(ruleOf(() => validateCall(query, { query: { q: "a\uD800" } }))).toBe("format");
+    expect(ruleOf(() => validateCall(rules, { path: { id: ".." }, body: { name: "a" } }))).toBe("format");
+    expect(ruleOf(() => validateCall(rules, { path: { id: "a" } }))).toBe("required");
+    expect(ruleOf(() => checkField({ type: "string" }, null, "x"))).toBe("type");
+    expect(ruleOf(() => checkField({ const: "command" }, "prompt", "x"))).toBe("const");
+    expect(ruleOf(() => checkField({ type: "string", minLength: 2 }, "a", "x"))).toBe("minLength");
+    expect(ruleOf(() => checkField({ type: "string", pattern: "^a+$" }, "b", "x"))).toBe("pattern");
+    expect(ruleOf(() => checkField({ type: "array", minItems: 2 }, [1], "x"))).toBe("minItems");
+    expect(ruleOf(() => checkField({ type: "array", maxItems: 1 }, [1, 2], "x"))).toBe("maxItems");
+    expect(ruleOf(() => checkField({ type: "object", required: ["name"] }, {}, "x"))).toBe("required");
+  });
 
   it("a required parameter missing, or null, names it", () => {
     for (const id of [undefined, null]) {
