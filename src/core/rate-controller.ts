@@ -408,9 +408,13 @@ export class AdaptiveRateController implements RateController {
     if (seq < known.seq && budget(next) >= budget(known)) return; // an earlier request's answer, told before
     const sameWindow =
       budget(next) <= budget(known) &&
+      // Stryker disable next-line ConditionalExpression: with no reset known, `resetFrom < known.resetBy` is false anyway
       known.resetBy !== undefined &&
+      // Stryker disable next-line ConditionalExpression: with no reset told, resetFrom is undefined: the next test is false anyway
       resetBy !== undefined &&
+      // Stryker disable next-line ConditionalExpression: resets apart this way narrow to from >= by, which is refused below
       resetFrom! < known.resetBy &&
+      // Stryker disable next-line ConditionalExpression: resets apart this way narrow to from >= by, which is refused below
       known.resetFrom! < resetBy;
     // Narrowed only while the two agree (clocks and rounding can make them not).
     const narrowed = sameWindow ? { by: Math.min(resetBy!, known.resetBy!), from: Math.max(resetFrom!, known.resetFrom!) } : undefined;
