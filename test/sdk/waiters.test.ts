@@ -207,6 +207,27 @@ describe("a lifecycle with failed statuses and no error of its own (pollUntilSet
   });
 });
 
+describe("a lifecycle with several settled and failed statuses (pollUntilSettled)", () => {
+  const lifecycle = { transient: ["starting"], settled: ["active", "ready"], failed: ["error", "deleted"] };
+  const polling = (...statuses: string[]) => {
+    let n = 0;
+    return {
+      poll: async () => ({ status: statuses[n++] }),
+      status: (snapshot: { status?: string }) => snapshot.status,
+      lifecycle,
+      what: "box 1",
+    };
+  };
+
+  test("any one of the settled statuses ends the wait with its snapshot", async () => {
+    await expect(pollUntilSettled(polling("starting", "ready"), { interval: 1, timeout: 200 })).resolves.toEqual({ status: "ready" });
+  });
+
+  test("any one of the failed statuses rejects", async () => {
+    await expect(pollUntilSettled(polling("starting", "deleted"), { interval: 1, timeout: 200 })).rejects.toThrow("Box 1 ended deleted.");
+  });
+});
+
 describe("sessions.sendMessageAndWait (emulator)", () => {
   test("resolves to the message id and the idle session, whose reply can then be read", async () => {
     const { sessionId } = await client.sessions.create({ computerId: computerId("build-box-us-2") });
