@@ -3,7 +3,7 @@
 // against Prism (whose named examples give each status). One poll loop serves all three (src/core/wait.ts).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from "vitest";
 import { statusLifecycles } from "../../generated/spec-tables.js";
 import { replyIdOf, startEmulator, type Emulator } from "../../src/emulator/index.js";
 import { pollUntilSettled } from "../../src/core/wait.js";
@@ -204,6 +204,42 @@ describe("a lifecycle with failed statuses and no error of its own (pollUntilSet
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrgAgentError);
     expect((error as Error).message).toBe(`Session ${sessionId} ended pending.`);
+  });
+});
+
+describe("pollUntilSettled on a made-up lifecycle: several settled and failed statuses", () => {
+  const lifecycle = { transient: ["starting"], settled: ["active", "ready"], failed: ["error", "deleted"] };
+  const polling = (...statuses: string[]) => {
+    let n = 0;
+    return {
+      poll: async () => ({ status: statuses[n++] }),
+      status: (snapshot: { status?: string }) => snapshot.status,
+      lifecycle,
+      what: "box 1",
+    };
+  };
+
+  test("any one of the settled statuses ends the wait with its snapshot", async () => {
+    await expect(pollUntilSettled(polling("starting", "ready"), { interval: 1, timeout: 200 })).resolves.toEqual({ status: "ready" });
+  });
+
+  test("a wait whose pause ends right at its timeout polls no more: it times out there", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      let polls = 0;
+      const spec = { ...polling(), poll: async () => (polls++, { status: "starting" }) };
+      let error: unknown;
+      pollUntilSettled(spec, { interval: 100, timeout: 100 }).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(150);
+      expect(error).toBeInstanceOf(WaitTimeoutError);
+      expect(polls).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("any one of the failed statuses rejects", async () => {
+    await expect(pollUntilSettled(polling("starting", "deleted"), { interval: 1, timeout: 200 })).rejects.toThrow("Box 1 ended deleted.");
   });
 });
 
