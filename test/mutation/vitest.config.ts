@@ -3,7 +3,11 @@
 // time per mutant but rarely a kill; type tests (`*.test-d.ts`) check types, which no mutant changes.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import type { TestUserConfig } from "vitest/node";
 import { REAL_TIME, TAGS } from "../setup/tags.js";
+
+// A root option vitest reads from the config file, typed only with its command-line options (TestUserConfig).
+const withoutRealTime: Pick<TestUserConfig, "tagsFilter"> = { tagsFilter: [`!${REAL_TIME}`] };
 
 export default defineConfig({
   test: {
@@ -13,7 +17,7 @@ export default defineConfig({
     // Whole rate-limited jobs in wall time (test/setup/tags.ts): seconds per mutant, and their rules are pinned on a
     // moved clock by tests this suite runs.
     tags: TAGS,
-    tagsFilter: [`!${REAL_TIME}`],
+    ...withoutRealTime,
     // The load tests at a tenth of their size (test/support/scale.ts): Stryker reruns them for every mutant they reach.
     env: { ORGAGENT_TEST_SCALE: "0.1" },
     testTimeout: 30_000,

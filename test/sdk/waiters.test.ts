@@ -213,7 +213,7 @@ describe("pollUntilSettled on a made-up lifecycle: several settled and failed st
     let n = 0;
     return {
       poll: async () => ({ status: statuses[n++] }),
-      status: (snapshot: { status?: string }) => snapshot.status,
+      status: (snapshot: { status?: string | undefined }) => snapshot.status,
       lifecycle,
       what: "box 1",
     };
