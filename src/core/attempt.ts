@@ -85,6 +85,8 @@ export class Attempt {
     }
     this.#timeoutAt = now + limits.timeout;
     this.#arm(now, true);
+    // A signal aborted already (before a raw call, or during a plugin's wait) fires no event: nothing may be sent.
+    if (signal?.aborted) this.#end();
   }
 
   /** Starts the timer of the limit that ends first (only the deadline's while `withTimeout` is false). */

@@ -361,7 +361,7 @@ describe("plugins: the seam of a rate controller", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("the caller's abort during a beforeAttempt wait ends the call with APIUserAbortError, even when the wait then ends", async () => {
+  it("the caller's abort during a beforeAttempt wait ends the call with APIUserAbortError, even when the wait then ends: nothing is sent", async () => {
     const server = await scripted();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -372,6 +372,7 @@ describe("plugins: the seam of a rate controller", () => {
     aborted.abort();
     release();
     expect(await call).toBeInstanceOf(APIUserAbortError);
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a beforeAttempt that waits past the call's deadline ends it as a deadline timeout, nothing sent", async () => {

@@ -231,11 +231,13 @@ describe("client.raw answers and errors", () => {
     expect(error).toMatchObject({ limit: size - 1, size });
   });
 
-  it("a signal aborted before the call ends it with APIUserAbortError", async () => {
+  it("a signal aborted before the call ends it with APIUserAbortError, and nothing is sent", async () => {
     const error = await client.raw
       .GET(COMPUTER, { params: { path: { computerId: "cmp_1" } }, signal: AbortSignal.abort() })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(fetched).toEqual([]);
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a call leaves no timer behind once it is answered: ten calls, not ten timers more", async () => {
