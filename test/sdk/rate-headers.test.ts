@@ -129,6 +129,26 @@ describe("the edges of each dialect", () => {
     expect(reset("Xfri 27 Nov 2026 12:01:00 GMT")).toMatchObject({ resetIn: undefined, precision: 0 });
   });
 
+  it("a day name with no date after it is no wait", () => {
+    expect(retryAfter("Fri, garbage")).toBeUndefined();
+  });
+
+  it("a Date header within 2 s of our clock is ours, give or take its rounding: a Unix reset is read against our clock", () => {
+    for (const off of [2_000, 1_000]) {
+      const headers = {
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(NOW / 1000 + 5),
+        date: new Date(NOW - off).toUTCString(),
+      };
+      expect(read(headers).quota?.resetIn).toBe(5_000);
+    }
+  });
+
+  it("a count starts with its digits: a signed or worded one is none", () => {
+    expect(read({ "x-ratelimit-remaining": "-5" }).quota).toBeUndefined();
+    expect(read({ "x-ratelimit-remaining": "about 5" }).quota).toBeUndefined();
+  });
+
   it("a reset that is neither a number, a duration nor a date is no reset, even one Date.parse would read", () => {
     expect(reset("abc 12")).toMatchObject({ remaining: 3, resetIn: undefined, precision: 0 });
     expect(reset("Monday soon")).toMatchObject({ remaining: 3, resetIn: undefined, precision: 0 });
@@ -184,6 +204,16 @@ describe("the edges of each dialect", () => {
   it("a policy may be a bare number (its quota), and parameters may have spaces around `=`", () => {
     expect(ietf({ "RateLimit-Policy": "100;w=60", RateLimit: '"x";r=5;t=30' })).toMatchObject({ limit: 100, window: 60_000 });
     expect(ietf({ "RateLimit-Policy": '"x";q = 10;w = 60', RateLimit: '"x";r=5;t=30' })).toMatchObject({ limit: 10, window: 60_000 });
+  });
+
+  it("a dictionary member without a value does not erase the value of one of its name before it", () => {
+    expect(ietf({ RateLimit: "remaining=5, reset=3, reset" })).toMatchObject({ remaining: 5, resetIn: 3_000 });
+  });
+
+  it("an item's name finds its policy quoted or as a token; a name no policy has takes none of several", () => {
+    const policies = "burst;q=100;w=1, daily;q=10000;w=86400";
+    expect(ietf({ "RateLimit-Policy": policies, RateLimit: '"burst";r=40;t=1' })).toMatchObject({ limit: 100, window: 1_000 });
+    expect(ietf({ "RateLimit-Policy": policies, RateLimit: '"other";r=5;t=2' })).toMatchObject({ limit: undefined, window: undefined });
   });
 
   it("an item finds its policy by name: quoted names may hold `;`, and the empty name is a bare policy's", () => {
