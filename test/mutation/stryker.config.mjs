@@ -22,12 +22,11 @@ export default {
   // The timing tests (timeouts, retries, deadlines) run in real time: a mutant that makes one slower is a timeout, not a survivor.
   timeoutFactor: 2,
   timeoutMS: 5_000,
-  // The goal is 95% (`low`): the committed result, measured before the request pipeline was split and the rate
-  // controller added, scored 97.8%. The seeded sample CI tests today scores about 85% (docs/testing.md): new code
-  // whose survivors are not yet killed. Until they are, the run fails under 80%, a floor under today's estimate
-  // (a sample of ~150 mutants moves by ±3 points between samples), so the score cannot fall further unseen; raise it
-  // back to 95 with the tests.
-  thresholds: { high: 97, low: 95, break: 80 },
+  // The goal is 95% (`low`). Measured 2026-11-27 (docs/testing.md): a full run of the code before this round's
+  // tests scored 83.1% over the 2,342 mutants it reached; an independent sample of 296 after them 92.6%. Until a
+  // full run measures 95%, the run fails under 90, a floor under that estimate (a sampled run: 90 less its sampling
+  // error, scripts/mutation/sample.mjs), so the score cannot fall unseen; it goes to 95 with the next full run.
+  thresholds: { high: 97, low: 95, break: 90 },
   // The last run's results (8 MB): scripts/mutation/stryker.mjs restores them from the committed
   // test/mutation/incremental.json.gz and writes them back, so a run retests only what changed since.
   incremental: true,
