@@ -51,7 +51,7 @@ const MEMORY_NOISE_FLOOR = 1 * MB;
 const TARGETS = [
   {
     what: "per-call overhead, orgagent computers.get ÷ bare openapi-fetch",
-    // The goal is 1.2 (issue 24); the same code measured 1.09 to 1.26 in quick runs on 2026-11-27, so CI fails only
+    // The goal is 1.2; the same code measured 1.09 to 1.26 in quick runs on 2026-11-27, so CI fails only
     // past 1.3, and a run over 1.2 reads "missed".
     target: 1.2,
     fail: 1.3,
