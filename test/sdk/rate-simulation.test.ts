@@ -38,6 +38,14 @@ function start(controller: AdaptiveRateController): RatePermit {
 /** A request started now if nothing holds it back (its permit), else undefined. */
 const tryStart = (controller: AdaptiveRateController) => controller.tryAcquire();
 
+/** A request held until exactly `t`: none goes a quarter of a millisecond before, one goes at `t` (its permit). */
+async function startsAt(controller: AdaptiveRateController, t: number): Promise<RatePermit> {
+  await to(t - 0.25);
+  expect(tryStart(controller), `a start at ${t - 0.25} ms`).toBeUndefined();
+  await to(t);
+  return start(controller);
+}
+
 /** A request through `acquire`, started when its turn comes; resolves to the permit and when it started. */
 async function acquired(controller: AdaptiveRateController, options: AcquireOptions = {}): Promise<{ permit: RatePermit; at: number }> {
   let permit: RatePermit | undefined;
@@ -559,10 +567,7 @@ describe("a quota the service tells, on the fake clock", () => {
     const first = start(controller);
     await to(1_010);
     first.observe(200, told(0, { "x-ratelimit-limit": "10", "x-ratelimit-reset": "1" }));
-    await to(2_009.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(2_010);
-    const asking = start(controller);
+    const asking = await startsAt(controller, 2_010);
     expect(tryStart(controller)).toBeUndefined();
     await to(2_020);
     asking.observe(200, told(9, { "x-ratelimit-limit": "10", "x-ratelimit-reset": "1" }));
@@ -604,10 +609,7 @@ describe("a quota the service tells, on the fake clock", () => {
     start(controller);
     await to(1_115);
     first.observe(200, new Headers({ "x-ratelimit-limit": "20", "x-ratelimit-remaining": "0" }));
-    await to(1_129.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(1_130);
-    expect(tryStart(controller)).toBeDefined();
+    await startsAt(controller, 1_130);
   });
 
   it("two answers of one window narrow its reset down (told in whole seconds): the last of the quota waits for the earlier", async () => {
@@ -620,10 +622,7 @@ describe("a quota the service tells, on the fake clock", () => {
     const last = start(controller);
     await to(1_500);
     last.observe(200, told(0, { "x-ratelimit-reset": "1" }));
-    await to(2_399.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(2_400);
-    expect(tryStart(controller)).toBeDefined();
+    await startsAt(controller, 2_400);
   });
 
   it("an answer telling more left than was known is of a new window: the old one's reset does not narrow its own", async () => {
@@ -639,10 +638,7 @@ describe("a quota the service tells, on the fake clock", () => {
     const five = Array.from({ length: 5 }, () => start(controller));
     await to(1_950);
     five.forEach((permit, i) => permit.observe(200, told(4 - i, { "x-ratelimit-reset": "1" })));
-    await to(2_899.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(2_900);
-    expect(tryStart(controller)).toBeDefined();
+    await startsAt(controller, 2_900);
   });
 
   // Two requests at once; the later one's answer comes first, then the earlier one's. Either way none is left.
@@ -682,16 +678,10 @@ describe("each request's turn", () => {
     start(controller); // at 1,100, long after its turn (1,020): the next turn is half an interval on, 1,110
     await to(1_118);
     start(controller); // 8 ms late: the next turn is still 1,130
-    await to(1_129.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(1_130);
-    start(controller);
+    await startsAt(controller, 1_130);
     await to(1_165); // 15 ms late: the next turn is 1,175, not 1,170
     start(controller);
-    await to(1_174.75);
-    expect(tryStart(controller)).toBeUndefined();
-    await to(1_175);
-    expect(tryStart(controller)).toBeDefined();
+    await startsAt(controller, 1_175);
   });
 
   it("a request tried while another waits for its turn waits behind it, even once the turn has come (a late timer)", async () => {
