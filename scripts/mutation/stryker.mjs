@@ -32,13 +32,26 @@ const args = process.argv.slice(2);
 /** The value of `--name value`, taken out of the arguments passed on to Stryker. */
 const option = (name) => {
   const at = args.indexOf(name);
-  return at >= 0 ? args.splice(at, 2)[1] : undefined;
+  if (at < 0) return undefined;
+  const [, value] = args.splice(at, 2);
+  return value ?? "";
 };
-const budget = Number(option("--max-retests") ?? Infinity);
+const maxRetests = option("--max-retests");
+const budget = maxRetests === undefined ? Infinity : Number(maxRetests);
 // `--sample N [--seed S]`: an estimate of the whole score from a sample of about N mutants, whatever is stale, drawn
 // with the seed S instead of the code's digest (so a second, independent sample of the same code).
 const sampleSize = option("--sample");
 const seed = option("--seed");
+for (const [flag, value] of [
+  ["--max-retests", maxRetests],
+  ["--sample", sampleSize],
+  ["--seed", seed],
+]) {
+  if (value !== undefined && !/^\d+$/.test(value)) {
+    console.error(`${flag} ${value}: expected a whole number, 0 or more.`);
+    process.exit(2);
+  }
+}
 
 if (!existsSync(working) && existsSync(committed)) {
   mkdirSync(dirname(working), { recursive: true });

@@ -1,5 +1,6 @@
 // The sample CI tests when a change makes more mutants stale than its budget (scripts/mutation/sample.mjs): source
 // lines drawn at random, the same for the same code, about as many mutants as the budget, in Stryker's range form.
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error a plain ES module of the scripts, without declarations
 import { codeLines, isCodeLine, mutantsPerCodeLine, random, sampleBreak, sampleLines } from "../../scripts/mutation/sample.mjs";
@@ -126,4 +127,15 @@ describe("the score a sample is held to", () => {
     expect(failed / 2_000).toBeGreaterThan(0.01);
     expect(failed / 2_000).toBeLessThan(0.1);
   });
+});
+
+describe("npm run test:mutation's numbers", () => {
+  it.each([["--sample", "abc"], ["--seed", "-1"], ["--max-retests", "x"], ["--sample"]])(
+    "%s %s is refused before Stryker starts: exit 2, the flag named",
+    (...argv) => {
+      const run = spawnSync(process.execPath, ["scripts/mutation/stryker.mjs", ...argv], { encoding: "utf8", timeout: 20_000 });
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^${argv[0]} .*expected a whole number, 0 or more\\.\\n$`));
+    },
+  );
 });
