@@ -4,6 +4,7 @@
 // Location (`?token=KEY`) within the origin, and any other header.
 import { inspect } from "node:util";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
 import { APIConnectionError, type APIError, NotFoundError, OrgAgent, RedirectError, type ClientOptions } from "../../src/index.js";
 import { startLoopback, type Handler, type Loopback } from "../sdk/support/loopback.js";
 import { SECRET, captureLogger, leaks } from "./secret.js";
@@ -263,7 +264,7 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
       headers: { location: `/api/v0/computers/cmp_1?token=${keyOf(request.headers)}` },
     }));
     const { error, texts } = await failure(
-      clientOn(server).raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } } }),
+      clientOn(server).raw.GET(operations.getComputer.path, { params: { path: { computerId: "cmp_1" } } }),
     );
     expect(error).toBeInstanceOf(RedirectError);
     expect(withoutKey(texts)).toEqual([]);
@@ -276,7 +277,7 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     }));
     const client = clientOn(server, { headers: { "X-Api-Key": CALLER_SECRET } });
     const { error, texts } = await failure(
-      client.raw.GET("/api/v0/computers/{computerId}", { params: { path: { computerId: "cmp_1" } }, headers: { "X-Trace": "t-1" } }),
+      client.raw.GET(operations.getComputer.path, { params: { path: { computerId: "cmp_1" } }, headers: { "X-Trace": "t-1" } }),
     );
     expect(error).toBeInstanceOf(RedirectError);
     expect(withoutKey(texts)).toEqual([]);

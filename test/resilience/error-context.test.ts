@@ -2,6 +2,7 @@
 // and the URL of the last request (after redirects), as fields and at the end of its message, and never a user name,
 // password or key. Against the emulator, scripted fault servers and loopback redirects.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations } from "../../generated/spec-tables.js";
 import { startEmulator, type Emulator } from "../../src/emulator/index.js";
 import {
   APIConnectionError,
@@ -140,8 +141,13 @@ describe("errors of every kind carry the context", () => {
       }),
     );
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
-    const template = "/api/v0/sessions/{sessionId}/messages/{messageId}";
-    expectContext(error, "getSessionMessage", "GET", template, `${server.url}/api/v0/sessions/sess_1/messages/msg_1?computerId=cmp_2`);
+    expectContext(
+      error,
+      "getSessionMessage",
+      "GET",
+      operations.getSessionMessage.path,
+      `${server.url}/api/v0/sessions/sess_1/messages/msg_1?computerId=cmp_2`,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
