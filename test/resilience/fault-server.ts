@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo, Socket } from "node:net";
 import { operations, type OperationId } from "../../generated/spec-tables.js";
 import { deref, specOperation } from "../support/spec.js";
+import { Random } from "../../src/emulator/random.js";
 
 export type Fault =
   /** Applies a write and answers the spec's success example. */
@@ -198,16 +199,10 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-/** mulberry32: a tiny deterministic PRNG, enough to spread faults reproducibly. */
+/** A deterministic generator (the emulator's mulberry32), enough to spread faults reproducibly. */
 export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new Random(seed);
+  return () => random.next();
 }
 
 function hash(text: string): number {
