@@ -129,6 +129,33 @@ function samplesPanel(section: Locator) {
 /** The items of the open dropdown menu (Redoc draws it outside the dropdown, at the end of the page). */
 const openMenuItems = () => page.locator('[role="menu"]:visible [role="menuitem"]');
 
+/**
+ * Chooses an item of a samples dropdown, as a reader does. Redoc draws the open menu in a fixed layer, where the
+ * dropdown's button was when it opened; if the page scrolls after that (Redoc's own scrolling can land late on a
+ * loaded machine), the menu stays where it was, off screen, and no click can reach it. A reader would close it and
+ * open it again: so does this, until the item is on screen.
+ */
+async function choose(dropdown: Locator, label: string) {
+  await expect
+    .poll(
+      async () => {
+        if ((await openMenuItems().count()) === 0) await dropdown.locator("button").first().click();
+        const item = openMenuItems().filter({ hasText: label }).first();
+        const box = await item.boundingBox();
+        const height = page.viewportSize()!.height;
+        if (box && box.y >= 0 && box.y + box.height <= height)
+          return item.click({ timeout: 5_000 }).then(
+            () => true,
+            () => false,
+          );
+        await dropdown.locator("button").first().click();
+        return false;
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+}
+
 /** Lines of a code block cut off at its right edge, and lines the browser had to wrap. */
 async function overflowOf(code: Locator) {
   return code.evaluate((pre) => ({
@@ -189,8 +216,7 @@ describe("the rendered API reference", () => {
       const labels = await openMenuItems().allInnerTexts();
       expect(labels.map(normalized)).toEqual(["TypeScript", "orgagent CLI", "curl"]);
       for (const sample of operation.samples) {
-        if ((await openMenuItems().count()) === 0) await languageMenu.locator("button").first().click();
-        await openMenuItems().filter({ hasText: sample.label }).first().click();
+        await choose(languageMenu, sample.label);
         await expect.poll(async () => normalized(await code.innerText())).toBe(normalized(sample.source));
         const { clipped, wrapped } = await overflowOf(code);
         expect(clipped, `${sample.label}: a line is cut off`).toBe(false);
