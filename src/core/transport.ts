@@ -103,9 +103,10 @@ async function keptError(attempt: Attempt, response: Response): Promise<Response
   if (response.ok) return response;
   // An error body is read as far as ERROR_BODY_LIMIT: enough for any problem document, and a huge or endless one
   // costs no more. It comes back as a response of that text, which openapi-fetch parses as JSON when it can.
+  // No body is null: a Response of a status that never has one (a 304; 204 and 205 are successes, returned above)
+  // has none to read, and cannot be given one.
   const text = decode(await readKept(attempt, response));
-  const nullBody = response.status === 204 || response.status === 205 || response.status === 304;
-  return new Response(nullBody || !text ? null : text, {
+  return new Response(text || null, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
