@@ -232,6 +232,27 @@ group("dates", () => {
     expect(dateVerdict(rule, "2026-03-01", {})).toBeUndefined();
     expect(dateVerdict(dateRule({}), "2026-03-01", { startDate: "2026-03-02" })).toBeUndefined();
   });
+
+  it("notBefore compares only with a sibling that is a string: anything else is left to the sibling's own check", () => {
+    const rule = dateRule({ notBefore: "startDate" });
+    // A String object reads as a later real date (`<` and the date pattern both convert it), yet it is not a string.
+    const boxed = Object("2026-03-02") as object;
+    expect(dateVerdict(rule, "2026-03-01", { startDate: boxed })).toBeUndefined();
+    const rules: OperationRules = {
+      params: {},
+      body: {
+        required: true,
+        schema: { type: "object", properties: { endDate: rule, startDate: { type: "string", format: "date" } } },
+      },
+    };
+    let error: unknown;
+    try {
+      validateCall(rules, { body: { endDate: "2026-03-01", startDate: boxed } }, now);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ field: "body.startDate", rule: "type" });
+  });
 });
 
 group("validateCall", () => {
