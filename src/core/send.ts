@@ -56,7 +56,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
   const deadline = options.deadline ?? policy.deadline;
   const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
   const signal = options.signal;
-  const deadlineAt = deadline === undefined ? Infinity : performance.now() + deadline;
+  const deadlineAt = performance.now() + (deadline ?? Infinity);
   const limits: AttemptLimits = { timeout, deadline: deadline === undefined ? undefined : { ms: deadline, at: deadlineAt } };
   let retries = 0;
   let throttles = 0;
