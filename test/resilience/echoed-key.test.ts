@@ -221,11 +221,14 @@ describe("the key echoed back is scrubbed from every field of the error", () => 
     expect(withoutKey(texts)).toEqual([]);
   });
 
-  it("a scrubbed field stays as the error had it: enumerable, and a caller may still change or remove it", async () => {
+  it("a scrubbed field stays as the error had it: enumerable, and a caller may still assign, change or remove it", async () => {
     const server = await serve((request) => ({ status: 404, body: { title: "Not Found", detail: `no key ${keyOf(request.headers)}` } }));
     const { error } = await failure(clientOn(server).computers.get("cmp_1"));
     expect(Object.keys(error as object)).toEqual(expect.arrayContaining(["title", "detail"]));
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({ detail: "no key ***" });
+    // Assigned as any Error's message may be (a caller adding context), which throws in strict code if read-only.
+    (error as Error).message = `context: ${(error as Error).message}`;
+    expect((error as Error).message).toMatch(/^context: 404 .*no key \*\*\*/);
     Object.defineProperty(error, "detail", { value: "redacted", enumerable: true });
     expect((error as APIError).detail).toBe("redacted");
     delete (error as { detail?: string }).detail;
