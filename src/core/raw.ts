@@ -92,9 +92,9 @@ async function sendRaw(
     const announced = Number(response.headers.get("content-length"));
     if (announced > maxResponseSize)
       throw new ResponseTooLargeError(response.status, response.headers, maxResponseSize, announced, attempt.where());
+    // An interruption during the read rejects the race (the attempt's end stops each of its waits at once, before
+    // the read can settle), so bytes that come back were read in time.
     const bytes = await attempt.race(attempt.read(response, maxResponseSize));
-    const stopped = attempt.interrupted();
-    if (stopped) throw stopped;
     if (bytes.more) throw new ResponseTooLargeError(response.status, response.headers, maxResponseSize, undefined, attempt.where());
     // The bytes read from a fetch body (never a SharedArrayBuffer's), as a body again.
     const copy = new Response(NULL_BODY.has(response.status) ? null : (concat(bytes) as BodyInit), {

@@ -240,6 +240,28 @@ describe("client.raw answers and errors", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("an abort while the body is read ends the call with APIUserAbortError, not with the part that was read", async () => {
+    const controller = new AbortController();
+    let pulls = 0;
+    // One chunk of the body, then the caller gives up while the rest is awaited (it never comes).
+    const body = new ReadableStream<Uint8Array>({
+      pull(stream) {
+        if (pulls++ === 0) return stream.enqueue(new TextEncoder().encode('{"id":'));
+        controller.abort();
+        return new Promise<void>(() => {});
+      },
+    });
+    const error = await client.raw
+      .GET(COMPUTER, {
+        params: { path: { computerId: "cmp_1" } },
+        signal: controller.signal,
+        fetch: () => Promise.resolve(new Response(body, { headers: { "content-type": "application/json" } })),
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(pulls).toBe(2);
+  });
+
   it("a call leaves no timer behind once it is answered: ten calls, not ten timers more", async () => {
     const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
     const before = timers();
