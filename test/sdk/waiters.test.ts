@@ -136,6 +136,7 @@ describe("sessions.waitUntilIdle (emulator)", () => {
       const error = await client.sessions.waitUntilIdle("sess_x", options).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).field).toBe(field);
+      expect((error as ValidationError).rule).toBe("option");
     }
     expect(requests).toBe(before);
   });
