@@ -239,6 +239,25 @@ describe("pollUntilSettled on a made-up lifecycle: several settled and failed st
     }
   });
 
+  test("a poll that times out with the timers' slack (5 ms) of the wait still left fails with its own error, not the wait's", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const ownTimeout = new APIConnectionTimeoutError("Deadline of 100 ms exceeded");
+      // The poll is given the time left (100 ms) as its deadline, and fails 5 ms before it ends.
+      const spec = {
+        ...polling(),
+        poll: ({ deadline }: { deadline?: number | undefined }) =>
+          new Promise<never>((_, reject) => setTimeout(() => reject(ownTimeout), deadline! - 5)),
+      };
+      let error: unknown;
+      pollUntilSettled(spec, { interval: 1, timeout: 100 }).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(error).toBe(ownTimeout);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   test("any one of the failed statuses rejects", async () => {
     await expect(pollUntilSettled(polling("starting", "deleted"), { interval: 1, timeout: 200 })).rejects.toThrow("Box 1 ended deleted.");
   });
