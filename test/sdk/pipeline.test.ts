@@ -245,6 +245,28 @@ describe("one middleware sees every call", () => {
     });
   });
 
+  it("the caller's fetch is given a body only for a request that has one: none for a GET, the JSON text for a POST", async () => {
+    const inits: RequestInit[] = [];
+    const client = new OrgAgent({
+      apiKey: KEY,
+      baseUrl: "http://127.0.0.1:9",
+      fetch: async (_, init) => {
+        inits.push(init!);
+        return init!.method === "POST"
+          ? Response.json(successExample("createSession"), { status: 201 })
+          : Response.json(successExample("getComputer"));
+      },
+      maxRetries: 0,
+      logLevel: "off",
+    });
+    await client.computers.get("cmp_1");
+    await client.sessions.create({ computerId: "cmp_1" });
+    expect(inits.map((init) => [init.method, "body" in init, init.body])).toEqual([
+      ["GET", false, undefined],
+      ["POST", true, JSON.stringify({ computerId: "cmp_1" })],
+    ]);
+  });
+
   it("use() refuses what is not middleware, naming it", () => {
     const client = new OrgAgent({ apiKey: KEY, baseUrl: "http://127.0.0.1:9" });
     expect(() => client.use({} as Middleware)).toThrow(
