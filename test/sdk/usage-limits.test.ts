@@ -745,6 +745,42 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
   });
 
+  it("aborted while a chunk refused with 503 waits to be sent again: that chunk is in flight (the service may have started on it)", async () => {
+    const input = entries(CHUNK * 3);
+    let refused!: () => void;
+    const refusedSeen = new Promise<void>((resolve) => (refused = resolve));
+    const watching = freshClient({
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (response.status === 503) refused();
+        return response;
+      },
+    });
+    const overloaded: Reply = {
+      status: 503,
+      headers: { "retry-after-ms": "20000" },
+      body: { title: "Service Unavailable", detail: "overloaded", status: 503 },
+    };
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? overloaded : undefined);
+    const controller = new AbortController();
+    const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
+    await refusedSeen;
+    await sleep(300); // the refusal is handled: the chunk waits out its Retry-After
+    controller.abort();
+    const error = (await pending) as UserLimitsAbortedError;
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.partial).toEqual({
+      updated: input.slice(0, CHUNK),
+      errors: [],
+      superseded: [],
+      throttled: 1,
+      uncertain: input.slice(CHUNK, CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK + i })),
+      notSent: input.slice(CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK * 2 + i })),
+    });
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
   it("a chunk refused with 429 after another chunk's failure stopped the job is not sent again: it is not sent, and says why", async () => {
     const input = entries(CHUNK * 2);
     const first = hold(input[0]!);
