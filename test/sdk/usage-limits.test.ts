@@ -415,6 +415,18 @@ describe("results", () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it("an error of the caller's own code (a middleware that throws) is thrown as it is, not folded into the result", async () => {
+    const own = new Error("middleware broke");
+    const broken = freshClient();
+    broken.use({
+      onRequest: () => {
+        throw own;
+      },
+    });
+    await expect(broken.usageLimits.setUserLimits(entries(CHUNK + 1))).rejects.toBe(own);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("a chunk failing once with 500 is retried (PUT is idempotent) and then applied", async () => {
     const retrying = new OrgAgent({ apiKey: "k", baseUrl: server.url, maxRetries: 1, backoff: { initial: 1, max: 1 }, logLevel: "off" });
     const input = entries(CHUNK + 1);
