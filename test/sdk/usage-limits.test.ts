@@ -627,6 +627,31 @@ describe("aborted part-way: the error carries what was done", () => {
     // What it says was not sent never reached the server.
     expect(chunkSizes).toHaveLength(4);
   });
+
+  it("stopped by a failure, then aborted: the chunks the failure kept back are not sent, as the abort's are", async () => {
+    const input = entries(CHUNK * 3);
+    const controller = new AbortController();
+    // Chunk 0 fails with 500, which stops the job (chunk 2 never goes); chunk 1 is held at the server when the call is aborted.
+    respond = (users) =>
+      users[0]!.email === input[0]!.email
+        ? { status: 500, body: { title: "Internal", detail: "chunk one broke", status: 500 } }
+        : undefined;
+    const held1 = hold(input[CHUNK]!);
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 2, signal: controller.signal });
+    await held1.there;
+    await sleep(200); // chunk 0's failure is handled: the job is stopped
+    controller.abort();
+    const error = (await pending.catch((e: unknown) => e)) as UserLimitsAbortedError;
+    held1.release();
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    const { partial } = error;
+    expect(partial.errors.map((e) => e.index)).toEqual(input.slice(0, CHUNK).map((_, i) => i));
+    expect(partial.errors.every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expect(partial.uncertain).toEqual(input.slice(CHUNK, CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK + i })));
+    expect(partial.notSent).toEqual(input.slice(CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK * 2 + i })));
+    expect(chunkSizes).toHaveLength(2);
+  });
 });
 
 describe("positions of the API's per-entry errors", () => {
