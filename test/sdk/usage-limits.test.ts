@@ -12,9 +12,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import {
   InvalidEntriesError,
+  PermissionDeniedError,
   OrgAgent,
   UserLimitsAbortedError,
   ValidationError,
+  type RequestPlugin,
   type UserLimitsProgress,
   type UserLimitsResult,
 } from "../../src/index.js";
@@ -393,6 +395,25 @@ describe("results", () => {
       name: "PermissionDeniedError",
       status: 403,
     });
+    expect(chunkSizes).toEqual([CHUNK]);
+  });
+
+  it("a first chunk refused with 403 while the other waits in a plugin that fails on its own: the 403 is thrown, nothing was applied", async () => {
+    const input = entries(CHUNK * 2);
+    respond = (users) =>
+      users[0]!.email === input[0]!.email ? { status: 403, body: { title: "Forbidden", detail: "no", status: 403 } } : undefined;
+    let attempts = 0;
+    // The second chunk's attempt waits here until the job stops it, then ends with the plugin's own error.
+    const holding: RequestPlugin = {
+      beforeAttempt: ({ signal }) =>
+        ++attempts === 1
+          ? undefined
+          : new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(new Error("plugin gave up")))),
+    };
+    const error = await freshClient({ plugins: [holding] })
+      .usageLimits.setUserLimits(input, { concurrency: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(chunkSizes).toEqual([CHUNK]);
   });
 
