@@ -330,8 +330,10 @@ async function setUserLimits(hub: Hub, users: readonly Entry[], options: SetUser
               { ...requestOptions, signal: call.signal, job },
             );
           } catch (error) {
-            // Stopped by another chunk's failure before it was sent (again): not sent.
-            if (call.signal.reason === STOPPED && states[i]!.kind === "waiting") throw STOPPED;
+            // Stopped by another chunk's failure before it was sent (again): not sent, whatever the call then threw (a
+            // plugin's wait may end with an error of its own). A call is stopped only while it waits, and its attempt
+            // sends nothing once stopped.
+            if (call.signal.reason === STOPPED) throw STOPPED;
             // Refused without being acted on (a wait over maxRetryAfter): nothing of it was applied.
             if (error instanceof RateLimitError) states[i] = { kind: "waiting" };
             throw error;

@@ -133,9 +133,8 @@ export async function exchange(config: ExchangeConfig, attempt: Attempt, request
         error: attempt.interrupted() ?? new APIError(status, headers, partial, message, attempt.where()),
       };
     }
-    // A cancelled stream ends quietly (done), so an interruption during the body shows only here.
-    const stopped = attempt.interrupted();
-    if (stopped) return { error: stopped };
+    // An interruption during the body ended the race above (INTERRUPTED, reported by the catch below); one after the
+    // whole body came finds its answer already read.
     // Over the limit: reading stopped there, and nothing of it is decoded.
     if (bytes.more)
       return { status, headers, error: new ResponseTooLargeError(status, headers, maxResponseSize, undefined, attempt.where()) };

@@ -149,7 +149,8 @@ async function fetchHop(fetchImpl: typeof fetch, attempt: Attempt, input: Reques
     if (typeof response?.status !== "number" || typeof response.headers?.get !== "function")
       throw new TypeError("fetch did not resolve to a Response");
   } catch (cause) {
-    throw cause === INTERRUPTED ? cause : connectionError(cause, attempt.where());
+    // A middleware's onError is told why the attempt ended (its timeout, the caller's abort), not the race's token.
+    throw cause === INTERRUPTED ? (attempt.interrupted() ?? cause) : connectionError(cause, attempt.where());
   }
   attempt.received();
   return response;

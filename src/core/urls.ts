@@ -20,7 +20,7 @@ export function withoutUserinfo(text: string): string {
     )
     .map((run) => {
       const at = run.lastIndexOf("@");
-      const scheme = at < 0 ? null : SCHEME.exec(run.slice(0, at));
+      const scheme = at === -1 ? null : SCHEME.exec(run.slice(0, at));
       return scheme ? `${run.slice(0, scheme.index + scheme[0].length)}***${run.slice(at)}` : run;
     })
     .join("");

@@ -74,6 +74,12 @@ const cases: [string, Fault, RegExp, OperationId[]][] = [
     /expected JSON, got application\/json-seq: \{\}/,
     [PLAIN],
   ],
+  [
+    "a content type that names JSON only in a parameter",
+    { kind: "raw", headers: { "content-type": "text/plain; profile=application/json" }, body: "{}" },
+    /expected JSON, got text\/plain; profile=application\/json: \{\}/,
+    [PLAIN],
+  ],
   ["a 204, no body at all", { kind: "raw", status: 204, body: "" }, /^204: the response body is empty, expected JSON \[/, [PLAIN]],
   [
     "an empty 200: nothing to show after the reason",

@@ -10,6 +10,7 @@ import {
   APIConnectionTimeoutError,
   APIError,
   APIKeyFunctionError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -228,6 +229,12 @@ describe("each error class names itself", () => {
     expect(new APIConnectionTimeoutError().message).toBe("Request timed out");
     expect(new APIConnectionTimeoutError().limit).toBe("timeout");
     expect(String(new APIConnectionTimeoutError())).toBe("APIConnectionTimeoutError: Request timed out");
+  });
+
+  it("an abort error made for no signal says the request was aborted, and has no cause", () => {
+    const error = APIUserAbortError.of(undefined);
+    expect(String(error)).toBe("APIUserAbortError: Request was aborted");
+    expect(error.cause).toBeUndefined();
   });
 });
 

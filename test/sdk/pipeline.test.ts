@@ -118,6 +118,31 @@ describe("one middleware sees every call", () => {
     ]);
   });
 
+  it("onError sees an attempt that timed out as the SDK's APIConnectionTimeoutError", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      // A fetch that never answers and ignores its signal: only the attempt's timeout ends it.
+      const client = new OrgAgent({
+        apiKey: KEY,
+        baseUrl: "http://127.0.0.1:9",
+        fetch: () => new Promise(() => {}),
+        timeout: 100,
+        maxRetries: 0,
+        logLevel: "off",
+      });
+      const seen: unknown[] = [];
+      client.use({ onError: ({ error }) => void seen.push(error) });
+      const error = client.computers.get("cmp_1").catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await error).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toBeInstanceOf(APIConnectionTimeoutError);
+      expect((seen[0] as Error).message).toMatch(/^Request timed out after 100 ms/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("a middleware that answers itself short-circuits fetch, and its answer is checked as the server's would be", async () => {
     const server = await scripted();
     const local = { ...successExample("getComputer"), id: "cmp_local" };
@@ -218,6 +243,28 @@ describe("one middleware sees every call", () => {
       "x-team": "blue",
       authorization: `Bearer ${KEY}`,
     });
+  });
+
+  it("the caller's fetch is given a body only for a request that has one: none for a GET, the JSON text for a POST", async () => {
+    const inits: RequestInit[] = [];
+    const client = new OrgAgent({
+      apiKey: KEY,
+      baseUrl: "http://127.0.0.1:9",
+      fetch: async (_, init) => {
+        inits.push(init!);
+        return init!.method === "POST"
+          ? Response.json(successExample("createSession"), { status: 201 })
+          : Response.json(successExample("getComputer"));
+      },
+      maxRetries: 0,
+      logLevel: "off",
+    });
+    await client.computers.get("cmp_1");
+    await client.sessions.create({ computerId: "cmp_1" });
+    expect(inits.map((init) => [init.method, "body" in init, init.body])).toEqual([
+      ["GET", false, undefined],
+      ["POST", true, JSON.stringify({ computerId: "cmp_1" })],
+    ]);
   });
 
   it("use() refuses what is not middleware, naming it", () => {

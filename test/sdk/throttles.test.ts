@@ -298,6 +298,13 @@ describe("a single call", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(server.requests).toHaveLength(2);
   });
+
+  it("with rateLimiting: false a write refused with 429 is sent again within maxRetries: the server did not act on it", async (test) => {
+    const server = await scripted(test, tooMany(), { status: 201, body: successExample("createSession") });
+    const client = clientOf(server.url, { rateLimiting: false, maxRetries: 1, backoff: { initial: 1, max: 1 } });
+    await expect(client.sessions.create(session)).resolves.toEqual(successExample("createSession"));
+    expect(server.requests).toHaveLength(2);
+  });
 });
 
 describe("every way an attempt ends gives its turn back", () => {

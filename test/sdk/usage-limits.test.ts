@@ -12,9 +12,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../generated/spec-tables.js";
 import {
   InvalidEntriesError,
+  PermissionDeniedError,
   OrgAgent,
   UserLimitsAbortedError,
   ValidationError,
+  type RequestPlugin,
   type UserLimitsProgress,
   type UserLimitsResult,
 } from "../../src/index.js";
@@ -396,6 +398,25 @@ describe("results", () => {
     expect(chunkSizes).toEqual([CHUNK]);
   });
 
+  it("a first chunk refused with 403 while the other waits in a plugin that fails on its own: the 403 is thrown, nothing was applied", async () => {
+    const input = entries(CHUNK * 2);
+    respond = (users) =>
+      users[0]!.email === input[0]!.email ? { status: 403, body: { title: "Forbidden", detail: "no", status: 403 } } : undefined;
+    let attempts = 0;
+    // The second chunk's attempt waits here until the job stops it, then ends with the plugin's own error.
+    const holding: RequestPlugin = {
+      beforeAttempt: ({ signal }) =>
+        ++attempts === 1
+          ? undefined
+          : new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(new Error("plugin gave up")))),
+    };
+    const error = await freshClient({ plugins: [holding] })
+      .usageLimits.setUserLimits(input, { concurrency: 2 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(chunkSizes).toEqual([CHUNK]);
+  });
+
   it("a first chunk failing with 500 is a result, not a throw: it may have been applied", async () => {
     const input = entries(CHUNK + 1);
     failures.set(0, { status: 500 });
@@ -412,6 +433,18 @@ describe("results", () => {
     await expect(client.usageLimits.setUserLimits(entries(CHUNK + 1), { signal: controller.signal })).rejects.toMatchObject({
       name: "APIUserAbortError",
     });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an error of the caller's own code (a middleware that throws) is thrown as it is, not folded into the result", async () => {
+    const own = new Error("middleware broke");
+    const broken = freshClient();
+    broken.use({
+      onRequest: () => {
+        throw own;
+      },
+    });
+    await expect(broken.usageLimits.setUserLimits(entries(CHUNK + 1))).rejects.toBe(own);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -615,6 +648,31 @@ describe("aborted part-way: the error carries what was done", () => {
     // What it says was not sent never reached the server.
     expect(chunkSizes).toHaveLength(4);
   });
+
+  it("stopped by a failure, then aborted: the chunks the failure kept back are not sent, as the abort's are", async () => {
+    const input = entries(CHUNK * 3);
+    const controller = new AbortController();
+    // Chunk 0 fails with 500, which stops the job (chunk 2 never goes); chunk 1 is held at the server when the call is aborted.
+    respond = (users) =>
+      users[0]!.email === input[0]!.email
+        ? { status: 500, body: { title: "Internal", detail: "chunk one broke", status: 500 } }
+        : undefined;
+    const held1 = hold(input[CHUNK]!);
+    const pending = client.usageLimits.setUserLimits(input, { concurrency: 2, signal: controller.signal });
+    await held1.there;
+    await sleep(200); // chunk 0's failure is handled: the job is stopped
+    controller.abort();
+    const error = (await pending.catch((e: unknown) => e)) as UserLimitsAbortedError;
+    held1.release();
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    const { partial } = error;
+    expect(partial.errors.map((e) => e.index)).toEqual(input.slice(0, CHUNK).map((_, i) => i));
+    expect(partial.errors.every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expect(partial.uncertain).toEqual(input.slice(CHUNK, CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK + i })));
+    expect(partial.notSent).toEqual(input.slice(CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK * 2 + i })));
+    expect(chunkSizes).toHaveLength(2);
+  });
 });
 
 describe("positions of the API's per-entry errors", () => {
@@ -742,6 +800,42 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
       notSent: input.slice(CHUNK).map((e, i) => ({ ...e, index: CHUNK + i })),
     });
     expect(error.message).toMatch(/: 100 limits applied, 0 not applied, 0 in flight \(may have been applied\), 200 not sent\.$/);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
+  it("aborted while a chunk refused with 503 waits to be sent again: that chunk is in flight (the service may have started on it)", async () => {
+    const input = entries(CHUNK * 3);
+    let refused!: () => void;
+    const refusedSeen = new Promise<void>((resolve) => (refused = resolve));
+    const watching = freshClient({
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        if (response.status === 503) refused();
+        return response;
+      },
+    });
+    const overloaded: Reply = {
+      status: 503,
+      headers: { "retry-after-ms": "20000" },
+      body: { title: "Service Unavailable", detail: "overloaded", status: 503 },
+    };
+    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? overloaded : undefined);
+    const controller = new AbortController();
+    const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
+    await refusedSeen;
+    await sleep(300); // the refusal is handled: the chunk waits out its Retry-After
+    controller.abort();
+    const error = (await pending) as UserLimitsAbortedError;
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.partial).toEqual({
+      updated: input.slice(0, CHUNK),
+      errors: [],
+      superseded: [],
+      throttled: 1,
+      uncertain: input.slice(CHUNK, CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK + i })),
+      notSent: input.slice(CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK * 2 + i })),
+    });
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
   });
 

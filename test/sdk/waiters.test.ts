@@ -136,6 +136,7 @@ describe("sessions.waitUntilIdle (emulator)", () => {
       const error = await client.sessions.waitUntilIdle("sess_x", options).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).field).toBe(field);
+      expect((error as ValidationError).rule).toBe("option");
     }
     expect(requests).toBe(before);
   });
@@ -233,6 +234,25 @@ describe("pollUntilSettled on a made-up lifecycle: several settled and failed st
       await vi.advanceTimersByTimeAsync(150);
       expect(error).toBeInstanceOf(WaitTimeoutError);
       expect(polls).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("a poll that times out with the timers' slack (5 ms) of the wait still left fails with its own error, not the wait's", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const ownTimeout = new APIConnectionTimeoutError("Deadline of 100 ms exceeded");
+      // The poll is given the time left (100 ms) as its deadline, and fails 5 ms before it ends.
+      const spec = {
+        ...polling(),
+        poll: ({ deadline }: { deadline?: number | undefined }) =>
+          new Promise<never>((_, reject) => setTimeout(() => reject(ownTimeout), deadline! - 5)),
+      };
+      let error: unknown;
+      pollUntilSettled(spec, { interval: 1, timeout: 100 }).catch((e: unknown) => (error = e));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(error).toBe(ownTimeout);
     } finally {
       vi.useRealTimers();
     }
