@@ -284,6 +284,19 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
+  it("superseded entries are listed in input order, though the entries deciding them go in different chunks", async () => {
+    const rest = entries(CHUNK + 1);
+    // Entry 0 is decided by the last entry (in the second chunk), entry 1 by entry 2 (in the first).
+    const input = [{ email: rest[CHUNK]!.email, limit: 1 }, { email: rest[0]!.email, limit: 2 }, ...rest];
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK, 1]);
+    expect(result.superseded).toEqual([
+      { ...input[0]!, index: 0, by: CHUNK + 2 },
+      { ...input[1]!, index: 1, by: 2 },
+    ]);
+    expectAccountedFor(input, result);
+  });
+
   it("a chunk refused with 400 comes back in errors with the reason; the other chunks are still applied", async () => {
     const input = entries(CHUNK * 2 + 50, 9);
     failures.set(1, { status: 400 });
@@ -356,6 +369,17 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
+  it("a chunk whose request timed out may have been applied (it may have reached the service), and the rest is not sent", async () => {
+    const input = entries(CHUNK * 3);
+    const second = hold(input[CHUNK]!);
+    const result = await client.usageLimits.setUserLimits(input, { timeout: 1_000 }).finally(() => second.release());
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: /.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
   it("a chunk answered 200 with a body that is not the API's answer: it may have been applied, and the rest is not sent", async () => {
     const input = entries(CHUNK * 3);
     respond = (users) => (users[0]!.email === input[CHUNK]!.email ? { status: 200, body: "<html>maintenance</html>" } : undefined);
@@ -404,6 +428,32 @@ describe("results", () => {
     expect(result.updated).toEqual([]);
     expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
     expect(result.errors[CHUNK]).toMatchObject({ index: CHUNK, error: expect.stringMatching(/^not sent/) });
+  });
+
+  it("a fault thrown by code a chunk's call runs (a plugin) is thrown as it is, once the job stops; onProgress hears only of the chunks answered", async () => {
+    const fault = new TypeError("plugin broke");
+    let attempts = 0;
+    const afterAttempt = () => {
+      if (++attempts === 2) throw fault;
+    };
+    const told: number[] = [];
+    const error = await freshClient({ plugins: [{ afterAttempt }] })
+      .usageLimits.setUserLimits(entries(CHUNK * 3), { onProgress: (p) => void told.push(p.chunk) })
+      .catch((e: unknown) => e);
+    expect(error).toBe(fault);
+    expect(told).toEqual([0]);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
+  it("a fault thrown as a chunk refused with 429 goes again is thrown as it is, and nothing more is sent", async () => {
+    const fault = new TypeError("plugin broke");
+    const beforeAttempt = ({ attempt }: { attempt: number }) => {
+      if (attempt === 2) throw fault;
+    };
+    failures.set(0, { status: 429, once: true, headers: { "retry-after-ms": "20" } });
+    const pending = freshClient({ plugins: [{ beforeAttempt }] }).usageLimits.setUserLimits(entries(CHUNK * 2));
+    await expect(pending).rejects.toBe(fault);
+    expect(chunkSizes).toEqual([CHUNK]);
   });
 
   it("an abort before anything is sent is thrown, not folded into the result", async () => {
@@ -707,14 +757,14 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     body: { title: "Too Many Requests", detail: "slow down", status: 429 },
   });
 
-  /** A client on the server (with a key of its own) whose fetch resolves `refused` when an answer is a 429. */
-  function watchingFor429() {
+  /** A client on the server (with a key of its own) whose fetch resolves `refused` when an answer has `status`. */
+  function watchingFor(status: number) {
     let refused!: () => void;
     const seen = new Promise<void>((resolve) => (refused = resolve));
     const watching = freshClient({
       fetch: async (url, init) => {
         const response = await fetch(url, init);
-        if (response.status === 429) refused();
+        if (response.status === status) refused();
         return response;
       },
     });
@@ -723,7 +773,7 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
 
   it("aborted while a chunk refused with 429 waits to be sent again: that chunk is not sent, not in flight", async () => {
     const input = entries(CHUNK * 3);
-    const { watching, refusedSeen } = watchingFor429();
+    const { watching, refusedSeen } = watchingFor(429);
     respond = (users) => (users[0]!.email === input[CHUNK]!.email ? tooMany(20_000) : undefined);
     const controller = new AbortController();
     const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
@@ -743,6 +793,31 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     });
     expect(error.message).toMatch(/: 100 limits applied, 0 not applied, 0 in flight \(may have been applied\), 200 not sent\.$/);
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
+  it("aborted while a chunk answered 503 waits to go again: that chunk may have been applied, so it is uncertain", async () => {
+    const input = entries(CHUNK * 3);
+    const { watching, refusedSeen } = watchingFor(503);
+    respond = (users) =>
+      users[0]!.email === input[CHUNK]!.email
+        ? { status: 503, headers: { "retry-after-ms": "20000" }, body: { title: "Service Unavailable", detail: "overloaded", status: 503 } }
+        : undefined;
+    const controller = new AbortController();
+    const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
+    await refusedSeen;
+    await sleep(300); // the refusal is handled: the chunk waits out its Retry-After
+    controller.abort();
+    const error = (await pending) as UserLimitsAbortedError;
+
+    expect(error).toBeInstanceOf(UserLimitsAbortedError);
+    expect(error.partial).toEqual({
+      updated: input.slice(0, CHUNK),
+      errors: [],
+      superseded: [],
+      throttled: 1,
+      uncertain: input.slice(CHUNK, CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK + i })),
+      notSent: input.slice(CHUNK * 2).map((e, i) => ({ ...e, index: CHUNK * 2 + i })),
+    });
   });
 
   it("a chunk refused with 429 after another chunk's failure stopped the job is not sent again: it is not sent, and says why", async () => {
@@ -769,10 +844,37 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
   });
 
+  it("a chunk whose attempt is starting (a plugin's beforeAttempt running) when another chunk's failure stops the job is not sent, and says why", async () => {
+    const input = entries(CHUNK * 2);
+    let stopped!: () => void;
+    const stoppedSeen = new Promise<void>((resolve) => (stopped = resolve));
+    let attempts = 0;
+    // The first chunk's attempt waits in the plugin until the second chunk's failure has stopped the job.
+    const beforeAttempt = async () => {
+      if (++attempts === 1) await stoppedSeen;
+    };
+    respond = (users) =>
+      users[0]!.email === input[CHUNK]!.email
+        ? { status: 500, body: { title: "Internal", detail: "chunk two broke", status: 500 } }
+        : undefined;
+    const result = await freshClient({ plugins: [{ beforeAttempt }] }).usageLimits.setUserLimits(input, {
+      concurrency: 2,
+      onProgress: () => stopped(),
+    });
+
+    expect(chunkSizes).toEqual([CHUNK]);
+    expect(result.updated).toEqual([]);
+    expect(
+      result.errors.slice(0, CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk two broke/.test(e.error)),
+    ).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
   it("a chunk held back by a long Retry-After is not sent again once another chunk's failure stops the job, nor is one waiting for its place", async () => {
     const input = entries(CHUNK * 3);
     const first = hold(input[0]!);
-    const { watching, refusedSeen } = watchingFor429();
+    const { watching, refusedSeen } = watchingFor(429);
     respond = (users) =>
       users[0]!.email === input[CHUNK]!.email
         ? tooMany(20_000)
