@@ -513,6 +513,49 @@ describe("concurrency", () => {
     expectAccountedFor(input, result);
   });
 
+  it("nothing is sent once onProgress has heard of a failure that stops the job, whatever the order the answers settle in", async () => {
+    const input = entries(CHUNK * 3);
+    const json = (status: number, body: unknown) =>
+      new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+    // No server: the first two chunks' answers are let go together, the failure some turns of the microtask queue
+    // before or after the success that frees a place for the third chunk, so that in some run the job stops between
+    // the third chunk getting its place and its request starting.
+    for (let turns = -12; turns <= 12; turns++) {
+      const events: string[] = [];
+      const held: Array<(response: Response) => void> = [];
+      let bothThere!: () => void;
+      const there = new Promise<void>((resolve) => (bothThere = resolve));
+      const local = freshClient({
+        fetch: async (url, init) => {
+          // The chunks go in order (each takes its place by its position): the nth request is chunk n.
+          const chunk = events.filter((e) => e.startsWith("sent")).length;
+          events.push(`sent ${chunk}`);
+          const { users } = (await new Request(url, init).json()) as { users: Entry[] };
+          expect(users[0]).toEqual(input[chunk * CHUNK]);
+          if (chunk === 2) return json(200, { updated: users, errors: [] });
+          return new Promise<Response>((answer) => {
+            held[chunk] = answer;
+            if (held.filter(Boolean).length === 2) bothThere();
+          });
+        },
+      });
+      const pending = local.usageLimits.setUserLimits(input, {
+        concurrency: 2,
+        onProgress: ({ chunk, errors }) => void events.push(`${errors.length ? "failed" : "applied"} ${chunk}`),
+      });
+      await there;
+      const ok = () => held[0]!(json(200, { updated: input.slice(0, CHUNK), errors: [] }));
+      const broke = () => held[1]!(json(500, { title: "Internal", detail: "chunk two broke", status: 500 }));
+      const [early, late] = turns < 0 ? [broke, ok] : [ok, broke];
+      early();
+      for (let t = 0; t < Math.abs(turns); t++) await Promise.resolve();
+      late();
+      await pending;
+      const stopped = events.indexOf("failed 1");
+      expect(stopped, `turns ${turns}: ${events.join(", ")}`).toBeGreaterThan(events.lastIndexOf("sent 2"));
+    }
+  });
+
   it("the same person in several chunks (in any letter case): only the last entry is sent, and every chunk is in flight at once", async () => {
     const input = entries(CHUNK * 6);
     // The person of entry 5 again, in capitals, in the last chunk: that entry decides; entry 5 is not sent.
