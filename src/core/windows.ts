@@ -91,6 +91,7 @@ export function inDateWindows<Page>(
   }
   const { startParam, endParam } = dateRangeOf(operation)!;
   const limitParam = rule.limitParam ? operation.params[rule.limitParam] : undefined;
+  // Stryker disable next-line OptionalChaining: every windowed list of the spec has its page-size parameter, with a schema
   const pageSize = Number(query[rule.limitParam!] ?? (limitParam?.schema as { default?: unknown } | undefined)?.default);
   return (maxItems) => {
     // Checked as the first page's call would be, before any window is cut from the range.
@@ -139,7 +140,6 @@ async function* windowPages<Page>(
   let buffered = 0;
   let fetchedRows = 0; // in every page fetched, handed on or not
   let passedRows = 0; // in the windows before the one being read
-  let waiting = false; // the caller waits for the next page of the window being read
   let pulling = 0;
   let doneRows = 0;
   let doneDays = 0;
@@ -194,9 +194,9 @@ async function* windowPages<Page>(
   };
 
   /**
-   * Starts the next page of the earliest windows that may fetch one: the head when the caller waits for it, or
-   * while the rows up to it are fewer than maxItems; the others within PAGES_HELD, and while the pages fetched and in
-   * flight could hold fewer than maxItems rows.
+   * Starts the next page of the earliest windows that may fetch one: the head while the rows up to it are fewer than
+   * maxItems (so whenever the caller waits for it: the caller asks for no page past maxItems rows); the others within
+   * PAGES_HELD, and while the pages fetched and in flight could hold fewer than maxItems rows.
    */
   const pump = () => {
     if (controller.signal.aborted) return;
@@ -205,7 +205,7 @@ async function* windowPages<Page>(
       if (!window) return;
       if (window.busy || window.done) continue;
       if (i === head) {
-        if (!waiting && passedRows + window.rows >= maxItems) return;
+        if (passedRows + window.rows >= maxItems) return;
       } else if (buffered + pulling >= PAGES_HELD || fetchedRows + pulling * job.pageSize >= maxItems) return;
       void pull(window, i);
     }
@@ -220,7 +220,6 @@ async function* windowPages<Page>(
       const window = windows[head];
       if (!window) return; // every window read
       if (window.pages.length) {
-        waiting = false;
         const page = window.pages.shift()!;
         buffered--;
         pump();
@@ -230,7 +229,6 @@ async function* windowPages<Page>(
         windows[head++] = undefined;
         pump();
       } else {
-        waiting = true;
         pump();
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;

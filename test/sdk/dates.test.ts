@@ -85,6 +85,9 @@ describe("dateRange", () => {
     expect(broke(() => dateRange.lastDays(739_942, { now }))).toEqual({ rule: "maximum", bound: 739_941 });
     expect(broke(() => dateRange.month("2026-13", { now }))).toEqual({ rule: "format", bound: undefined });
     expect(broke(() => dateRange.month("2026-12", { now }))).toEqual({ rule: "latest", bound: "2026-11-21" });
+    // A clock that is no date at all is of the wrong kind.
+    expect(broke(() => dateRange.yesterday({ now: Number.NaN }))).toEqual({ rule: "type", bound: undefined });
+    expect(broke(() => dateRange.lastDays(7, { now: new Date("not a date") }))).toEqual({ rule: "type", bound: undefined });
   });
 
   test("a month is refused unless it is a string of exactly YYYY-MM, naming the months allowed", () => {

@@ -286,6 +286,19 @@ describe("results", () => {
     expectAccountedFor(input, result);
   });
 
+  it("superseded entries are listed in input order, though the entries deciding them go in different chunks", async () => {
+    const rest = entries(CHUNK + 1);
+    // Entry 0 is decided by the last entry (in the second chunk), entry 1 by entry 2 (in the first).
+    const input = [{ email: rest[CHUNK]!.email, limit: 1 }, { email: rest[0]!.email, limit: 2 }, ...rest];
+    const result = await client.usageLimits.setUserLimits(input);
+    expect(chunkSizes).toEqual([CHUNK, 1]);
+    expect(result.superseded).toEqual([
+      { ...input[0]!, index: 0, by: CHUNK + 2 },
+      { ...input[1]!, index: 1, by: 2 },
+    ]);
+    expectAccountedFor(input, result);
+  });
+
   it("a chunk refused with 400 comes back in errors with the reason; the other chunks are still applied", async () => {
     const input = entries(CHUNK * 2 + 50, 9);
     failures.set(1, { status: 400 });
@@ -354,6 +367,17 @@ describe("results", () => {
     expect(chunkSizes).toEqual([CHUNK]);
     expect(result.updated).toEqual(input.slice(0, CHUNK));
     expect(result.errors.slice(0, CHUNK).every((e) => /^not applied: Connection error: .*ECONNREFUSED/.test(e.error))).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
+  it("a chunk whose request timed out may have been applied (it may have reached the service), and the rest is not sent", async () => {
+    const input = entries(CHUNK * 3);
+    const second = hold(input[CHUNK]!);
+    const result = await client.usageLimits.setUserLimits(input, { timeout: 1_000 }).finally(() => second.release());
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+    expect(result.updated).toEqual(input.slice(0, CHUNK));
+    expect(result.errors.slice(0, CHUNK).every((e) => /^may have been applied: /.test(e.error))).toBe(true);
     expect(result.errors.slice(CHUNK).every((e) => /^not sent: an earlier chunk failed/.test(e.error))).toBe(true);
     expectAccountedFor(input, result);
   });
@@ -427,6 +451,32 @@ describe("results", () => {
     expect(result.errors[CHUNK]).toMatchObject({ index: CHUNK, error: expect.stringMatching(/^not sent/) });
   });
 
+  it("a fault thrown by code a chunk's call runs (a plugin) is thrown as it is, once the job stops; onProgress hears only of the chunks answered", async () => {
+    const fault = new TypeError("plugin broke");
+    let attempts = 0;
+    const afterAttempt = () => {
+      if (++attempts === 2) throw fault;
+    };
+    const told: number[] = [];
+    const error = await freshClient({ plugins: [{ afterAttempt }] })
+      .usageLimits.setUserLimits(entries(CHUNK * 3), { onProgress: (p) => void told.push(p.chunk) })
+      .catch((e: unknown) => e);
+    expect(error).toBe(fault);
+    expect(told).toEqual([0]);
+    expect(chunkSizes).toEqual([CHUNK, CHUNK]);
+  });
+
+  it("a fault thrown as a chunk refused with 429 goes again is thrown as it is, and nothing more is sent", async () => {
+    const fault = new TypeError("plugin broke");
+    const beforeAttempt = ({ attempt }: { attempt: number }) => {
+      if (attempt === 2) throw fault;
+    };
+    failures.set(0, { status: 429, once: true, headers: { "retry-after-ms": "20" } });
+    const pending = freshClient({ plugins: [{ beforeAttempt }] }).usageLimits.setUserLimits(entries(CHUNK * 2));
+    await expect(pending).rejects.toBe(fault);
+    expect(chunkSizes).toEqual([CHUNK]);
+  });
+
   it("an abort before anything is sent is thrown, not folded into the result", async () => {
     const controller = new AbortController();
     controller.abort();
@@ -494,6 +544,49 @@ describe("concurrency", () => {
     for (const error of result.errors.filter((e) => /^not sent/.test(e.error))) expect(sent.has(error.email)).toBe(false);
     for (const entry of result.updated) expect(sent.has(entry.email)).toBe(true);
     expectAccountedFor(input, result);
+  });
+
+  it("nothing is sent once onProgress has heard of a failure that stops the job, whatever the order the answers settle in", async () => {
+    const input = entries(CHUNK * 3);
+    const json = (status: number, body: unknown) =>
+      new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+    // No server: the first two chunks' answers are let go together, the failure some turns of the microtask queue
+    // before or after the success that frees a place for the third chunk, so that in some run the job stops between
+    // the third chunk getting its place and its request starting.
+    for (let turns = -12; turns <= 12; turns++) {
+      const events: string[] = [];
+      const held: Array<(response: Response) => void> = [];
+      let bothThere!: () => void;
+      const there = new Promise<void>((resolve) => (bothThere = resolve));
+      const local = freshClient({
+        fetch: async (url, init) => {
+          // The chunks go in order (each takes its place by its position): the nth request is chunk n.
+          const chunk = events.filter((e) => e.startsWith("sent")).length;
+          events.push(`sent ${chunk}`);
+          const { users } = (await new Request(url, init).json()) as { users: Entry[] };
+          expect(users[0]).toEqual(input[chunk * CHUNK]);
+          if (chunk === 2) return json(200, { updated: users, errors: [] });
+          return new Promise<Response>((answer) => {
+            held[chunk] = answer;
+            if (held.filter(Boolean).length === 2) bothThere();
+          });
+        },
+      });
+      const pending = local.usageLimits.setUserLimits(input, {
+        concurrency: 2,
+        onProgress: ({ chunk, errors }) => void events.push(`${errors.length ? "failed" : "applied"} ${chunk}`),
+      });
+      await there;
+      const ok = () => held[0]!(json(200, { updated: input.slice(0, CHUNK), errors: [] }));
+      const broke = () => held[1]!(json(500, { title: "Internal", detail: "chunk two broke", status: 500 }));
+      const [early, late] = turns < 0 ? [broke, ok] : [ok, broke];
+      early();
+      for (let t = 0; t < Math.abs(turns); t++) await Promise.resolve();
+      late();
+      await pending;
+      const stopped = events.indexOf("failed 1");
+      expect(stopped, `turns ${turns}: ${events.join(", ")}`).toBeGreaterThan(events.lastIndexOf("sent 2"));
+    }
   });
 
   it("the same person in several chunks (in any letter case): only the last entry is sent, and every chunk is in flight at once", async () => {
@@ -765,14 +858,14 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     body: { title: "Too Many Requests", detail: "slow down", status: 429 },
   });
 
-  /** A client on the server (with a key of its own) whose fetch resolves `refused` when an answer is a 429. */
-  function watchingFor429() {
+  /** A client on the server (with a key of its own) whose fetch resolves `refused` when an answer has `status`. */
+  function watchingFor(status: number) {
     let refused!: () => void;
     const seen = new Promise<void>((resolve) => (refused = resolve));
     const watching = freshClient({
       fetch: async (url, init) => {
         const response = await fetch(url, init);
-        if (response.status === 429) refused();
+        if (response.status === status) refused();
         return response;
       },
     });
@@ -781,7 +874,7 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
 
   it("aborted while a chunk refused with 429 waits to be sent again: that chunk is not sent, not in flight", async () => {
     const input = entries(CHUNK * 3);
-    const { watching, refusedSeen } = watchingFor429();
+    const { watching, refusedSeen } = watchingFor(429);
     respond = (users) => (users[0]!.email === input[CHUNK]!.email ? tooMany(20_000) : undefined);
     const controller = new AbortController();
     const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
@@ -803,23 +896,13 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(chunkSizes).toEqual([CHUNK, CHUNK]);
   });
 
-  it("aborted while a chunk refused with 503 waits to be sent again: that chunk is in flight (the service may have started on it)", async () => {
+  it("aborted while a chunk answered 503 waits to go again: that chunk may have been applied, so it is uncertain", async () => {
     const input = entries(CHUNK * 3);
-    let refused!: () => void;
-    const refusedSeen = new Promise<void>((resolve) => (refused = resolve));
-    const watching = freshClient({
-      fetch: async (url, init) => {
-        const response = await fetch(url, init);
-        if (response.status === 503) refused();
-        return response;
-      },
-    });
-    const overloaded: Reply = {
-      status: 503,
-      headers: { "retry-after-ms": "20000" },
-      body: { title: "Service Unavailable", detail: "overloaded", status: 503 },
-    };
-    respond = (users) => (users[0]!.email === input[CHUNK]!.email ? overloaded : undefined);
+    const { watching, refusedSeen } = watchingFor(503);
+    respond = (users) =>
+      users[0]!.email === input[CHUNK]!.email
+        ? { status: 503, headers: { "retry-after-ms": "20000" }, body: { title: "Service Unavailable", detail: "overloaded", status: 503 } }
+        : undefined;
     const controller = new AbortController();
     const pending = watching.usageLimits.setUserLimits(input, { signal: controller.signal }).catch((e: unknown) => e);
     await refusedSeen;
@@ -863,10 +946,37 @@ describe("429s, and a job that stops or is aborted meanwhile", () => {
     expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
   });
 
+  it("a chunk whose attempt is starting (a plugin's beforeAttempt running) when another chunk's failure stops the job is not sent, and says why", async () => {
+    const input = entries(CHUNK * 2);
+    let stopped!: () => void;
+    const stoppedSeen = new Promise<void>((resolve) => (stopped = resolve));
+    let attempts = 0;
+    // The first chunk's attempt waits in the plugin until the second chunk's failure has stopped the job.
+    const beforeAttempt = async () => {
+      if (++attempts === 1) await stoppedSeen;
+    };
+    respond = (users) =>
+      users[0]!.email === input[CHUNK]!.email
+        ? { status: 500, body: { title: "Internal", detail: "chunk two broke", status: 500 } }
+        : undefined;
+    const result = await freshClient({ plugins: [{ beforeAttempt }] }).usageLimits.setUserLimits(input, {
+      concurrency: 2,
+      onProgress: () => stopped(),
+    });
+
+    expect(chunkSizes).toEqual([CHUNK]);
+    expect(result.updated).toEqual([]);
+    expect(
+      result.errors.slice(0, CHUNK).every((e) => /^not sent: an earlier chunk failed \(500 Internal: chunk two broke/.test(e.error)),
+    ).toBe(true);
+    expect(result.errors.slice(CHUNK).every((e) => /^may have been applied: 500/.test(e.error))).toBe(true);
+    expectAccountedFor(input, result);
+  });
+
   it("a chunk held back by a long Retry-After is not sent again once another chunk's failure stops the job, nor is one waiting for its place", async () => {
     const input = entries(CHUNK * 3);
     const first = hold(input[0]!);
-    const { watching, refusedSeen } = watchingFor429();
+    const { watching, refusedSeen } = watchingFor(429);
     respond = (users) =>
       users[0]!.email === input[CHUNK]!.email
         ? tooMany(20_000)

@@ -2,6 +2,7 @@
 // real multi-page data, the windowed export is compared row for row with one cursor chain: every row exactly once,
 // the windows in date order, with any concurrency, over short and long ranges, under the emulator's rate limit and
 // behind a proxy that injects 429s and connection resets. maxItems, abort, `await` and the read-ahead bound hold.
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAGES_HELD } from "../../src/core/windows.js";
 import { FIRST_DATA_DAY, startEmulator, type Emulator } from "../../src/emulator/index.js";
@@ -194,6 +195,37 @@ describe("the PagePromise contract", () => {
     const { sdk, counts } = counting();
     expect(await sdk.analytics.users(WHOLE, { concurrency: 8 }).toArray({ limit: 250 })).toHaveLength(250);
     await expectReadAheadWithin(counts, 250, handedOn);
+  });
+
+  it("the window being read fetches no page once the rows up to it reach maxItems, while the caller holds a page", async () => {
+    const firstDay = { startDate: FIRST_DATA_DAY, endDate: FIRST_DATA_DAY, limit: 5 };
+    expect((await chain(firstDay)).length).toBeGreaterThan(3 * firstDay.limit); // a third page was there to fetch
+    const sent: string[] = [];
+    const answered: string[] = [];
+    const sdk = new OrgAgent({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.keys.owner,
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: async (url, init) => {
+        sent.push(String(url));
+        const response = await fetch(url, init);
+        answered.push(String(url));
+        return response;
+      },
+    });
+    // The first window is the first day alone (a window is one day until a week is done).
+    const ofFirstDay = (urls: string[]) => urls.filter((url) => new URL(url).searchParams.get("endDate") === FIRST_DATA_DAY);
+    const query = { ...firstDay, endDate: addDays(FIRST_DATA_DAY, 6) };
+    let pages = 0;
+    for await (const _ of sdk.analytics.users(query, { concurrency: 2, maxItems: 8 }).pages()) {
+      if (++pages > 1) continue;
+      // The caller holds the first page (5 rows) while the window's second brings the rows to 10, past maxItems.
+      for (let waited = 0; ofFirstDay(answered).length < 2 && waited < 10_000; waited += 10) await sleep(10);
+      await sleep(200); // time enough for a third page to be asked for
+    }
+    expect(pages).toBe(2);
+    expect(ofFirstDay(sent)).toHaveLength(2);
   });
 
   it("an abort mid-way throws APIUserAbortError, and nothing more is fetched", async () => {
