@@ -74,8 +74,8 @@ export function checkNumber(field: string, value: unknown, rule?: NumberRule) {
   if (value === undefined) return;
   // Stryker disable next-line Regex: a greedy `.*\.` matches from the start anyway, anchored or not
   const [allowed, ok] = rule ?? NUMERIC[field.replace(/^.*\./, "")]!;
-  if (typeof value !== "number" || Number.isNaN(value) || !ok(value))
-    throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
+  // NaN needs no test of its own: every rule compares, and a comparison with NaN is false.
+  if (typeof value !== "number" || !ok(value)) throw new ValidationError(field, value, allowed, undefined, { rule: "option" });
 }
 
 export const checkBackoff = (field: string, value: unknown) => checkNumber(field, value, finiteMs);

@@ -57,10 +57,9 @@ export async function send(config: TransportConfig, attempt: Attempt, request: R
   const headers = plain
     ? plainHeaders(attempt.call.headers ?? {}, key, request.body)
     : { ...Object.fromEntries(request.headers), Authorization: BEARER + key };
-  if (config.log.enabled("debug")) {
-    const details = { attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) };
-    config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, details, attempt.allSecrets());
-  }
+  // The details are built only when the line is written: at the default level, never.
+  const details = () => ({ attempt: attempt.number, params: attempt.call.params, headers: redactHeaders(headers) });
+  config.log.write("debug", `→ ${attempt.call.method} ${attempt.call.path}`, details, attempt.allSecrets());
   const body = plain ? request.body : request.body ? await attempt.race(request.arrayBuffer()) : undefined;
   const fetchImpl = config.fetch();
   const follow = FOLLOW_REDIRECTS && request.redirect === "follow";
