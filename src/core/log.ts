@@ -42,19 +42,10 @@ export class Log {
     return LOG_LEVELS.indexOf(level) <= this.threshold;
   }
 
-  /**
-   * Writes a line at `level`; `details` may be a function, called only when the line is written (so a line below the
-   * level costs no details); `secrets` adds the call's own (a credential header it set) to the client's.
-   */
-  write(
-    level: Exclude<LogLevel, "off">,
-    message: string,
-    details?: Record<string, unknown> | (() => Record<string, unknown>),
-    secrets?: readonly string[],
-  ): void {
+  /** Writes a line at `level`; `secrets` adds the call's own (a credential header it set) to the client's. */
+  write(level: Exclude<LogLevel, "off">, message: string, details?: Record<string, unknown>, secrets?: readonly string[]): void {
     if (!this.enabled(level)) return;
-    const fields = typeof details === "function" ? details() : details;
-    let line = fields ? `${message} ${safeJSON(fields)}` : message;
+    let line = details ? `${message} ${safeJSON(details)}` : message;
     line = scrubText(withoutUserinfo(line), secrets ? [...this.secrets(), ...secrets] : this.secrets());
     this.logger[level](`[orgagent] ${line}`);
   }
