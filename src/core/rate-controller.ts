@@ -196,8 +196,8 @@ export class AdaptiveRateController implements RateController {
         reject,
         signal,
         onAbort: () => {
-          const at = this.#waiting.indexOf(waiter);
-          if (at >= 0) this.#waiting.splice(at, 1);
+          // Its listener goes when it leaves the queue (to start), and it fires once: an abort finds it there.
+          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
           reject(APIUserAbortError.of(signal));
           this.#dispatch();
         },

@@ -11,6 +11,7 @@ import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AcquireOptions, AdaptiveRateController, type RatePermit } from "../../src/core/rate-controller.js";
 import type { RateLimitStyle } from "../../src/emulator/network.js";
+import { APIUserAbortError } from "../../src/index.js";
 import { simulateJob } from "../support/rate-simulation.js";
 
 beforeEach(() => {
@@ -671,6 +672,17 @@ describe("each request's turn", () => {
     const impatient = controller.acquire({ signal, maxHold: 0 });
     expect(listeners()).toBe(0);
     await impatient;
+  });
+
+  it("a request aborted while it waits for its turn leaves no abort listener on its signal", async () => {
+    const controller = await pacedAt50();
+    start(controller);
+    const abort = new AbortController();
+    const waiting = controller.acquire({ signal: abort.signal }).catch((e: unknown) => e);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(1);
+    abort.abort();
+    expect(await waiting).toBeInstanceOf(APIUserAbortError);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(0);
   });
 
   it("a start late by up to half an interval keeps the turns after it; later, the lateness beyond half is lost", async () => {

@@ -435,6 +435,20 @@ describe("one controller per key and host", () => {
       for (const permit of permits) permit.release();
     }
   });
+
+  it("a controller with a request waiting out its hold is busy too, though none is in flight: it is kept, hold and all", async () => {
+    const origin = "http://127.0.0.1:9";
+    const held = rateControllerFor("waiting-key", origin);
+    held.tryAcquire()!.observe(429, new Headers({ "retry-after-ms": "30000" }));
+    const abort = new AbortController();
+    const waiting = held.acquire({ signal: abort.signal }).catch((e: unknown) => e);
+    for (let i = 0; i < 70; i++) rateControllerFor(`waiting-other-${i}`, origin);
+    const now = rateControllerFor("waiting-key", origin);
+    expect(now).toBe(held);
+    expect(now.tryAcquire()).toBeUndefined();
+    abort.abort();
+    expect(await waiting).toBeInstanceOf(APIUserAbortError);
+  });
 });
 
 // Each style at once (a server of its own each): the file takes about one job's time.
