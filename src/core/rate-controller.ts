@@ -334,9 +334,10 @@ export class AdaptiveRateController implements RateController {
     const told = signal.retryAfter;
     if (told) this.#promisedBy = Math.min(this.#promisedBy, t + told.ms);
     if (seq > this.#roundSeq) this.#decrease(t);
-    // Only the certain part of the wait holds: `Retry-After: 1` (rounded up) may mean 50 ms.
+    // Only the certain part of the wait holds: `Retry-After: 1` (rounded up) may mean 50 ms. A wait of 0 holds until
+    // now, which holds nothing.
     const wait = told ? Math.max(0, told.ms - told.precision) : 0;
-    if (wait > 0) this.#holdUntil = Math.max(this.#holdUntil, t + wait);
+    this.#holdUntil = Math.max(this.#holdUntil, t + wait);
     return { wait, retryAfter: told?.ms };
   }
 
@@ -399,8 +400,8 @@ export class AdaptiveRateController implements RateController {
    * replaces what was known. When both are of the same window, their reset times narrow each other down.
    */
   #learnQuota(seq: number, t: number, told: QuotaSignal): void {
-    const resetBy = told.resetIn === undefined ? undefined : t + told.resetIn;
-    const resetFrom = resetBy === undefined ? undefined : resetBy - told.precision;
+    const { resetBy, resetFrom } =
+      told.resetIn === undefined ? {} : { resetBy: t + told.resetIn, resetFrom: t + told.resetIn - told.precision };
     const next: Quota = { limit: told.limit, remaining: told.remaining, seq, resetBy, resetFrom, exact: told.precision === 0 };
     const known = this.#quota;
     if (!known) return void (this.#quota = next);

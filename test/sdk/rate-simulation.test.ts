@@ -626,6 +626,20 @@ describe("a quota the service tells, on the fake clock", () => {
     await startsAt(controller, 2_400);
   });
 
+  it("an exact reset and a rounded one of the same window do not narrow each other: the last answer's reset holds", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    const second = start(controller);
+    await to(1_010);
+    // Exactly at 2,510, nothing left once the second request counts...
+    first.observe(200, told(1, { "x-ratelimit-reset-after": "1.5" }));
+    await to(1_100);
+    // ...then by 3,100, after 2,100 (whole seconds): the second answer's reset is the one requests wait for.
+    second.observe(200, told(0, { "x-ratelimit-reset": "2" }));
+    await startsAt(controller, 3_100);
+  });
+
   it("an answer telling more left than was known is of a new window: the old one's reset does not narrow its own", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
@@ -640,6 +654,20 @@ describe("a quota the service tells, on the fake clock", () => {
     await to(1_950);
     five.forEach((permit, i) => permit.observe(200, told(4 - i, { "x-ratelimit-reset": "1" })));
     await startsAt(controller, 2_900);
+  });
+
+  it("an earlier request's answer arriving after a later one's, telling the same budget (counted just before it), is stale: its reset is not taken", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const earlier = start(controller);
+    const later = start(controller);
+    await to(1_010);
+    // Nothing left; the window resets by 2,010 (told in whole seconds).
+    later.observe(200, told(0, { "x-ratelimit-reset": "1" }));
+    await to(1_020);
+    // One left before the later request was counted, so none now; its reset, exactly 1,520, is not the one known.
+    earlier.observe(200, told(1, { "x-ratelimit-reset-after": "0.5" }));
+    await startsAt(controller, 2_010);
   });
 
   // Two requests at once; the later one's answer comes first, then the earlier one's. Either way none is left.
