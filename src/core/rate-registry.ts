@@ -18,13 +18,12 @@ export function rateControllerFor(credential: string, origin: string): RateContr
   if (controller) registry.delete(id);
   else controller = new AdaptiveRateController();
   registry.set(id, controller); // most recently used last
-  if (registry.size > IDLE_KEPT) {
-    for (const [key, kept] of registry) {
-      if (registry.size <= IDLE_KEPT) break;
-      if (kept.idle && kept !== controller) {
-        registry.delete(key);
-        retired.add(kept);
-      }
+  // The least recently used first; at the bound (the usual case) this stops at once.
+  for (const [key, kept] of registry) {
+    if (registry.size <= IDLE_KEPT) break;
+    if (kept.idle && kept !== controller) {
+      registry.delete(key);
+      retired.add(kept);
     }
   }
   return controller;
