@@ -211,6 +211,19 @@ describe("a refusal lowers the pace, once per round of requests", () => {
     expect(controller.state.rate).toBeCloseTo(72, 9);
   });
 
+  it("a first refusal after a single accepted answer is not an empty round: the pace drops (to 50 a second), no backoff", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const [accepted, refused] = [start(controller), start(controller)];
+    await to(1_010);
+    accepted.observe(200, noHint());
+    await to(1_020);
+    refused.observe(429, noHint());
+    // Two at once 20 ms ago (100 a second), one accepted (50 a second): the pace's next turn is now.
+    expect(controller.state.rate).toBe(50);
+    start(controller);
+  });
+
   it("after two starts 100 ms apart, the rate they went at is theirs: 10 a second, so the pace starts at 5", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
