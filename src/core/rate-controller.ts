@@ -242,8 +242,9 @@ export class AdaptiveRateController implements RateController {
       if (Number.isFinite(this.#rate)) return -Infinity;
       return this.#inFlight > 0 ? Infinity : -Infinity;
     }
-    // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset.
-    if (quota.limit !== undefined && quota.resetBy !== undefined && budget < quota.limit / 2) {
+    // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset. With no
+    // limit told there is no half: the budget, over 0 here, is never under 0.
+    if (quota.resetBy !== undefined && budget < (quota.limit ?? 0) / 2) {
       return (budget * this.#lastStart + quota.resetBy) / (budget + 1);
     }
     return -Infinity;

@@ -588,6 +588,29 @@ describe("a quota the service tells, on the fake clock", () => {
     expect(tryStart(controller)).toBeDefined();
   });
 
+  it("past a reset told exactly, every request may go, though others are still in flight", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    start(controller);
+    await to(1_010);
+    // Nothing left once the second counts; the window resets at 1,510 exactly.
+    first.observe(200, told(0, { "x-ratelimit-reset-after": "0.5" }));
+    await startsAt(controller, 1_510);
+    start(controller);
+  });
+
+  it("with half of the window's quota left (5 of 10) a request goes at once; under half, the rest is spread up to the reset", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    await to(1_010);
+    first.observe(200, told(5, { "x-ratelimit-limit": "10", "x-ratelimit-reset": "1" }));
+    start(controller);
+    // Four left, spread evenly from the last start to the reset (by 2,010): the next at (4 × 1,010 + 2,010) / 5.
+    await startsAt(controller, 1_210);
+  });
+
   it("a request that waits for an answer (nothing left, no reset told, no pace) sets no timer: the answer lets it go", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
