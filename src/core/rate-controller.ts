@@ -196,8 +196,8 @@ export class AdaptiveRateController implements RateController {
         reject,
         signal,
         onAbort: () => {
-          const at = this.#waiting.indexOf(waiter);
-          if (at >= 0) this.#waiting.splice(at, 1);
+          // Its listener goes when it leaves the queue (to start), and it fires once: an abort finds it there.
+          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
           reject(APIUserAbortError.of(signal));
           this.#dispatch();
         },
@@ -242,8 +242,9 @@ export class AdaptiveRateController implements RateController {
       if (Number.isFinite(this.#rate)) return -Infinity;
       return this.#inFlight > 0 ? Infinity : -Infinity;
     }
-    // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset.
-    if (quota.limit !== undefined && quota.resetBy !== undefined && budget < quota.limit / 2) {
+    // The first half of a window's quota goes as fast as asked; the rest is spread evenly up to the reset. With no
+    // limit told there is no half: the budget, over 0 here, is never under 0.
+    if (quota.resetBy !== undefined && budget < (quota.limit ?? 0) / 2) {
       return (budget * this.#lastStart + quota.resetBy) / (budget + 1);
     }
     return -Infinity;
@@ -334,9 +335,10 @@ export class AdaptiveRateController implements RateController {
     const told = signal.retryAfter;
     if (told) this.#promisedBy = Math.min(this.#promisedBy, t + told.ms);
     if (seq > this.#roundSeq) this.#decrease(t);
-    // Only the certain part of the wait holds: `Retry-After: 1` (rounded up) may mean 50 ms.
+    // Only the certain part of the wait holds: `Retry-After: 1` (rounded up) may mean 50 ms. A wait of 0 holds until
+    // now, which holds nothing.
     const wait = told ? Math.max(0, told.ms - told.precision) : 0;
-    if (wait > 0) this.#holdUntil = Math.max(this.#holdUntil, t + wait);
+    this.#holdUntil = Math.max(this.#holdUntil, t + wait);
     return { wait, retryAfter: told?.ms };
   }
 
@@ -399,8 +401,8 @@ export class AdaptiveRateController implements RateController {
    * replaces what was known. When both are of the same window, their reset times narrow each other down.
    */
   #learnQuota(seq: number, t: number, told: QuotaSignal): void {
-    const resetBy = told.resetIn === undefined ? undefined : t + told.resetIn;
-    const resetFrom = resetBy === undefined ? undefined : resetBy - told.precision;
+    const { resetBy, resetFrom } =
+      told.resetIn === undefined ? {} : { resetBy: t + told.resetIn, resetFrom: t + told.resetIn - told.precision };
     const next: Quota = { limit: told.limit, remaining: told.remaining, seq, resetBy, resetFrom, exact: told.precision === 0 };
     const known = this.#quota;
     if (!known) return void (this.#quota = next);

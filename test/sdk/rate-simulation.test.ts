@@ -11,6 +11,7 @@ import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AcquireOptions, AdaptiveRateController, type RatePermit } from "../../src/core/rate-controller.js";
 import type { RateLimitStyle } from "../../src/emulator/network.js";
+import { APIUserAbortError } from "../../src/index.js";
 import { simulateJob } from "../support/rate-simulation.js";
 
 beforeEach(() => {
@@ -208,6 +209,19 @@ describe("a refusal lowers the pace, once per round of requests", () => {
     await to(1_100);
     permits[8]!.observe(429, noHint());
     expect(controller.state.rate).toBeCloseTo(72, 9);
+  });
+
+  it("a first refusal after a single accepted answer is not an empty round: the pace drops (to 50 a second), no backoff", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const [accepted, refused] = [start(controller), start(controller)];
+    await to(1_010);
+    accepted.observe(200, noHint());
+    await to(1_020);
+    refused.observe(429, noHint());
+    // Two at once 20 ms ago (100 a second), one accepted (50 a second): the pace's next turn is now.
+    expect(controller.state.rate).toBe(50);
+    start(controller);
   });
 
   it("after two starts 100 ms apart, the rate they went at is theirs: 10 a second, so the pace starts at 5", async () => {
@@ -574,6 +588,29 @@ describe("a quota the service tells, on the fake clock", () => {
     expect(tryStart(controller)).toBeDefined();
   });
 
+  it("past a reset told exactly, every request may go, though others are still in flight", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    start(controller);
+    await to(1_010);
+    // Nothing left once the second counts; the window resets at 1,510 exactly.
+    first.observe(200, told(0, { "x-ratelimit-reset-after": "0.5" }));
+    await startsAt(controller, 1_510);
+    start(controller);
+  });
+
+  it("with half of the window's quota left (5 of 10) a request goes at once; under half, the rest is spread up to the reset", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    await to(1_010);
+    first.observe(200, told(5, { "x-ratelimit-limit": "10", "x-ratelimit-reset": "1" }));
+    start(controller);
+    // Four left, spread evenly from the last start to the reset (by 2,010): the next at (4 × 1,010 + 2,010) / 5.
+    await startsAt(controller, 1_210);
+  });
+
   it("a request that waits for an answer (nothing left, no reset told, no pace) sets no timer: the answer lets it go", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
@@ -625,6 +662,20 @@ describe("a quota the service tells, on the fake clock", () => {
     await startsAt(controller, 2_400);
   });
 
+  it("an exact reset and a rounded one of the same window do not narrow each other: the last answer's reset holds", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const first = start(controller);
+    const second = start(controller);
+    await to(1_010);
+    // Exactly at 2,510, nothing left once the second request counts...
+    first.observe(200, told(1, { "x-ratelimit-reset-after": "1.5" }));
+    await to(1_100);
+    // ...then by 3,100, after 2,100 (whole seconds): the second answer's reset is the one requests wait for.
+    second.observe(200, told(0, { "x-ratelimit-reset": "2" }));
+    await startsAt(controller, 3_100);
+  });
+
   it("an answer telling more left than was known is of a new window: the old one's reset does not narrow its own", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
@@ -639,6 +690,20 @@ describe("a quota the service tells, on the fake clock", () => {
     await to(1_950);
     five.forEach((permit, i) => permit.observe(200, told(4 - i, { "x-ratelimit-reset": "1" })));
     await startsAt(controller, 2_900);
+  });
+
+  it("an earlier request's answer arriving after a later one's, telling the same budget (counted just before it), is stale: its reset is not taken", async () => {
+    await to(1_000);
+    const controller = new AdaptiveRateController();
+    const earlier = start(controller);
+    const later = start(controller);
+    await to(1_010);
+    // Nothing left; the window resets by 2,010 (told in whole seconds).
+    later.observe(200, told(0, { "x-ratelimit-reset": "1" }));
+    await to(1_020);
+    // One left before the later request was counted, so none now; its reset, exactly 1,520, is not the one known.
+    earlier.observe(200, told(1, { "x-ratelimit-reset-after": "0.5" }));
+    await startsAt(controller, 2_010);
   });
 
   // Two requests at once; the later one's answer comes first, then the earlier one's. Either way none is left.
@@ -671,6 +736,17 @@ describe("each request's turn", () => {
     const impatient = controller.acquire({ signal, maxHold: 0 });
     expect(listeners()).toBe(0);
     await impatient;
+  });
+
+  it("a request aborted while it waits for its turn leaves no abort listener on its signal", async () => {
+    const controller = await pacedAt50();
+    start(controller);
+    const abort = new AbortController();
+    const waiting = controller.acquire({ signal: abort.signal }).catch((e: unknown) => e);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(1);
+    abort.abort();
+    expect(await waiting).toBeInstanceOf(APIUserAbortError);
+    expect(getEventListeners(abort.signal, "abort")).toHaveLength(0);
   });
 
   it("a start late by up to half an interval keeps the turns after it; later, the lateness beyond half is lost", async () => {

@@ -385,6 +385,35 @@ describe("one controller per key and host", () => {
     await pending;
   });
 
+  it("a rotated key has a controller of its own: a hold told to the old key does not hold back the new one", async (test) => {
+    // 30 s is within maxRetryAfter: the 429 holds every request of its key, and the first call's deadline ends it.
+    const server = await scripted(test, tooMany({ "retry-after-ms": "30000" }));
+    const old = `rotating-key-${++keys}`;
+    let key = old;
+    const client = clientOf(server.url, { apiKey: () => key });
+    expect(await putOne(client, { deadline: 1_000 }).catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    key = `${old}-rotated`;
+    expect(await putOne(client, { deadline: 1_000 })).toEqual(applied({ users: entries(1) }));
+    // Back to the old key: still held, so its deadline ends the call before it is sent.
+    key = old;
+    expect(await putOne(client, { deadline: 300 }).catch((e: unknown) => e)).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(server.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${old}`, `Bearer ${old}-rotated`]);
+  });
+
+  it("a client whose controller the registry let go of shares the one made after it: a hold told to either holds both", async (test) => {
+    const server = await scripted(test, { body: applied({ users: entries(1) }) }, tooMany({ "retry-after-ms": "30000" }));
+    const key = `retired-key-${++keys}`;
+    const [kept, later] = [clientOf(server.url, { apiKey: key }), clientOf(server.url, { apiKey: key })];
+    await putOne(kept);
+    // 64 keys used after it: its controller, idle, is the one let go of.
+    for (let i = 0; i < 64; i++) rateControllerFor(`${key}-other-${i}`, new URL(server.url).origin);
+    // A new controller for the key, told to hold every request for 30 s...
+    expect(await putOne(later, { deadline: 1_000 }).catch((e: unknown) => e)).toBeInstanceOf(RateLimitError);
+    // ...which holds the first client's next call too: its deadline ends it before it is sent.
+    expect(await putOne(kept, { deadline: 300 }).catch((e: unknown) => e)).toBeInstanceOf(APIConnectionTimeoutError);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it("of the idle controllers exactly the 64 used last are kept, as they were; those used before are let go", () => {
     const origin = "http://127.0.0.1:7";
     const made = Array.from({ length: 70 }, (_, i) => rateControllerFor(`registry-key-${i}`, origin));
@@ -412,6 +441,20 @@ describe("one controller per key and host", () => {
     } finally {
       for (const permit of permits) permit.release();
     }
+  });
+
+  it("a controller with a request waiting out its hold is busy too, though none is in flight: it is kept, hold and all", async () => {
+    const origin = "http://127.0.0.1:9";
+    const held = rateControllerFor("waiting-key", origin);
+    held.tryAcquire()!.observe(429, new Headers({ "retry-after-ms": "30000" }));
+    const abort = new AbortController();
+    const waiting = held.acquire({ signal: abort.signal }).catch((e: unknown) => e);
+    for (let i = 0; i < 70; i++) rateControllerFor(`waiting-other-${i}`, origin);
+    const now = rateControllerFor("waiting-key", origin);
+    expect(now).toBe(held);
+    expect(now.tryAcquire()).toBeUndefined();
+    abort.abort();
+    expect(await waiting).toBeInstanceOf(APIUserAbortError);
   });
 });
 
