@@ -120,7 +120,9 @@ describe("what the service asks for", () => {
     const server = await limited({ requestsPerSecond: 5, burst: 1, retryAfterMs: true, latency: 0 }, test);
     const { waits } = await job(new AdaptiveRateController(), server.url, 3, 3);
     expect(waits.length).toBeGreaterThan(0);
-    expect(waits.every((wait) => wait > 100 && wait <= 200)).toBe(true);
+    // A 5-a-second bucket never asks for more than one token's 200 ms (how much less depends on when the request came,
+    // so on the machine's load); read from the whole-second Retry-After, each wait would be 1,000.
+    expect(waits.every((wait) => wait > 0 && wait <= 200)).toBe(true);
   });
 });
 

@@ -308,7 +308,7 @@ describe("a single call", () => {
 });
 
 describe("every way an attempt ends gives its turn back", () => {
-  it("resets, stalls, cut-off bodies, bad bytes, errors and aborts: every request was started by the controller, and none is left in flight", async (test) => {
+  it("resets, stalls, cut-off bodies, bad bytes, errors and aborts: every request sent had its turn, and none is left in flight", async (test) => {
     const faults: Fault[] = [
       { kind: "reset-before-read" },
       { kind: "reset-after-apply" },
@@ -330,7 +330,11 @@ describe("every way an attempt ends gives its turn back", () => {
     const controller = rateControllerFor(`throttle-key-${keys}`, server.url);
     expect(controller.state.inFlight).toBe(0);
     expect(controller.state.waiting).toBe(0);
-    expect(controller.state.started).toBe(server.requests.length);
+    // Every request the server saw was started by the controller. An aborted call's attempt may have had its turn
+    // and ended before it reached the server (the abort lands 20 ms in: on a cold start, before the connection):
+    // one such attempt at most for each of the 4 aborted calls.
+    expect(controller.state.started).toBeGreaterThanOrEqual(server.requests.length);
+    expect(controller.state.started).toBeLessThanOrEqual(server.requests.length + calls.length / 7);
     expect(server.requests.length).toBeGreaterThan(28);
   });
 });
