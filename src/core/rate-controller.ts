@@ -418,9 +418,10 @@ export class AdaptiveRateController implements RateController {
       resetFrom! < known.resetBy &&
       // Stryker disable next-line ConditionalExpression: resets apart this way narrow to from >= by, which is refused below
       known.resetFrom! < resetBy;
-    // Narrowed only while the two agree (clocks and rounding can make them not).
+    // Narrowed only while the two agree (clocks and rounding can make them not); an exact reset (a point) within a
+    // rounded one's second is kept, the sooner of the two.
     const narrowed = sameWindow ? { by: Math.min(resetBy!, known.resetBy!), from: Math.max(resetFrom!, known.resetFrom!) } : undefined;
-    this.#quota = narrowed && narrowed.from < narrowed.by ? { ...next, resetBy: narrowed.by, resetFrom: narrowed.from } : next;
+    this.#quota = narrowed && narrowed.from <= narrowed.by ? { ...next, resetBy: narrowed.by, resetFrom: narrowed.from } : next;
   }
 }
 

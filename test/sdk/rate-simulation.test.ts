@@ -662,7 +662,7 @@ describe("a quota the service tells, on the fake clock", () => {
     await startsAt(controller, 2_400);
   });
 
-  it("an exact reset and a rounded one of the same window do not narrow each other: the last answer's reset holds", async () => {
+  it("an exact reset is kept when a rounded one of the same window follows: requests wait for the exact one", async () => {
     await to(1_000);
     const controller = new AdaptiveRateController();
     const first = start(controller);
@@ -671,9 +671,9 @@ describe("a quota the service tells, on the fake clock", () => {
     // Exactly at 2,510, nothing left once the second request counts...
     first.observe(200, told(1, { "x-ratelimit-reset-after": "1.5" }));
     await to(1_100);
-    // ...then by 3,100, after 2,100 (whole seconds): the second answer's reset is the one requests wait for.
+    // ...then by 3,100, after 2,100 (whole seconds): a second that holds 2,510, so 2,510 it stays.
     second.observe(200, told(0, { "x-ratelimit-reset": "2" }));
-    await startsAt(controller, 3_100);
+    await startsAt(controller, 2_510);
   });
 
   it("an answer telling more left than was known is of a new window: the old one's reset does not narrow its own", async () => {
