@@ -168,3 +168,24 @@ describe("a fetch that resolves to something that is not a Response", () => {
     expect(unhandled).toEqual([]);
   });
 });
+
+describe("the signal a failed attempt gave the caller's fetch", () => {
+  it.each([
+    ["rejects", () => Promise.reject(new TypeError("fetch failed"))],
+    ["resolves to something that is not a Response", () => Promise.resolve({} as Response)],
+  ])("is aborted once the call has failed, when that fetch %s: whatever it started with the signal stops", async (_, answer) => {
+    const signals: AbortSignal[] = [];
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: BASE,
+      fetch: (_input, init) => {
+        signals.push(init!.signal!);
+        return answer();
+      },
+      maxRetries: 0,
+      logLevel: "off",
+    });
+    expect(await rejection(client.computers.get("cmp_1"))).toBeInstanceOf(APIConnectionError);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+});
