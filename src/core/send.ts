@@ -63,19 +63,8 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
 
   for (let number = 1; ; number++) {
     if (signal?.aborted) throw APIUserAbortError.of(signal);
-    let info: AttemptInfo | undefined;
-    if (plugins.length) {
-      info = {
-        operationId: call.operationId,
-        method: call.method,
-        path: call.path,
-        origin: call.request.baseUrl,
-        attempt: number,
-        idempotent,
-        signal,
-      };
-      for (const plugin of plugins) await plugin.beforeAttempt?.(info);
-    }
+    const info = infoOf(call, number, idempotent, signal);
+    for (const plugin of plugins) await plugin.beforeAttempt?.(info);
     const started = performance.now();
     if (started >= deadlineAt) {
       const where = { operationId: call.operationId, method: call.method, path: call.path, url: withoutUserinfo(call.url()) };
@@ -95,7 +84,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
       };
       log.write("debug", `← ${call.method} ${call.path}`, details, attempt.allSecrets());
     }
-    if (info) for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
+    for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
     if (!outcome.error) {
       sink.response = outcome.response;
       return outcome.data;
@@ -140,7 +129,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
       continue;
     }
     throttles = 0;
-    const decision = chosen ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
+    const decision = chosen ?? defaultRetry(info, outcome, policy, retries);
     if (!decision.retry) {
       const overCap = (decision as { overCap?: number }).overCap;
       if (overCap !== undefined)
@@ -172,8 +161,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
 }
 
 /** The first plugin's decision on a failed attempt, if one decides. */
-function decide(info: AttemptInfo | undefined, outcome: AttemptOutcome, plugins: readonly RequestPlugin[]): RetryDecision | undefined {
-  if (!info) return undefined;
+function decide(info: AttemptInfo, outcome: AttemptOutcome, plugins: readonly RequestPlugin[]): RetryDecision | undefined {
   for (const plugin of plugins) {
     const decision = plugin.retry?.(info, outcome);
     if (decision) return decision;
