@@ -216,3 +216,24 @@ describe("apiKey as a function (rotating tokens)", () => {
     expect(app.requests.map((r) => r.headers.authorization)).toEqual(["Bearer jwt-2"]);
   });
 });
+
+describe("the log level from ORGAGENT_LOG", () => {
+  /** The levels of the lines a client logs for one call, with ORGAGENT_LOG set to `value` and no logLevel option. */
+  async function levelsLogged(value: string): Promise<string[]> {
+    vi.stubEnv("ORGAGENT_LOG", value);
+    const levels: string[] = [];
+    const line = (level: string) => () => void levels.push(level);
+    const logger = { error: line("error"), warn: line("warn"), info: line("info"), debug: line("debug") };
+    const client = new OrgAgent({ apiKey: "test-key", baseUrl: base.url, maxRetries: 0, logger });
+    await client.computers.get("cmp_1");
+    return levels;
+  }
+
+  it("is read in any case: DEBUG logs the debug lines of each request", async () => {
+    expect(await levelsLogged("DEBUG")).toContain("debug");
+  });
+
+  it("set but empty is the same as unset: the default, warn, which logs nothing for a call that succeeds", async () => {
+    expect(await levelsLogged("")).toEqual([]);
+  });
+});
