@@ -281,9 +281,10 @@ export class OrgAgent {
 
 // Path parameters are always percent-encoded, so `getByName("a/b?x=1")` stays one segment with no query. A
 // value of `.` or `..` cannot be one segment at all (URL parsing resolves it, even as `%2E%2E`), so it is refused.
+// openapi-fetch calls it only for a call with path parameters, so `params` is always there.
 function serializePath(pathname: string, params: Record<string, unknown>): string {
   return pathname.replace(/\{([^{}]+)\}/g, (match, name: string) => {
-    const value = params?.[name];
+    const value = params[name];
     if (value === undefined || value === null) return match;
     const text = String(value);
     if (text === "." || text === "..") {
