@@ -57,7 +57,8 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
   const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
   const signal = options.signal;
   const deadlineAt = performance.now() + (deadline ?? Infinity);
-  const limits: AttemptLimits = { timeout, deadline: deadline === undefined ? undefined : { ms: deadline, at: deadlineAt } };
+  // With no deadline it ends at Infinity: an attempt arms no timer for it, and its `ms` is never shown.
+  const limits: AttemptLimits = { timeout, deadline: { ms: deadline ?? Infinity, at: deadlineAt } };
   let retries = 0;
   let throttles = 0;
 
