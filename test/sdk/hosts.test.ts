@@ -237,3 +237,18 @@ describe("the log level from ORGAGENT_LOG", () => {
     expect(await levelsLogged("")).toEqual([]);
   });
 });
+
+describe("a log level that is not one", () => {
+  it.each([
+    ["the logLevel option", () => new OrgAgent({ apiKey: "test-key", baseUrl: base.url, logLevel: "loud" as never })],
+    [
+      "ORGAGENT_LOG",
+      () => {
+        vi.stubEnv("ORGAGENT_LOG", "loud");
+        return new OrgAgent({ apiKey: "test-key", baseUrl: base.url });
+      },
+    ],
+  ])("from %s is refused at construction, naming the levels", (_, construct) => {
+    expect(construct).toThrow('Invalid logLevel "loud": use off, error, warn, info or debug.');
+  });
+});
