@@ -64,6 +64,7 @@ export class Attempt {
   readonly #waits: Array<(reason: unknown) => void> = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** Which limit the timer is for. */
+  // Stryker disable next-line StringLiteral: the constructor's #arm() sets it before anything reads it
   #timerFor: "timeout" | "deadline" = "timeout";
   /** Ends the attempt early; a listener of the caller's signal, made only when there is one. */
   readonly #release: (() => void) | undefined;

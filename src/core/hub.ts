@@ -103,12 +103,13 @@ export class RequestHub implements Hub {
         this.#checkParams(op, params);
       }
       if (options) checkRequestOptions(options, "options.");
+      const given = params ?? {};
       validateCall(op, {
-        path: params?.path as Record<string, unknown>,
-        query: params?.query as Record<string, unknown>,
-        body: params?.body,
+        path: given.path as Record<string, unknown>,
+        query: given.query as Record<string, unknown>,
+        body: given.body,
       });
-      data = send(this.#config, this.#callOf(op, params, options), options ?? {}, sink);
+      data = send(this.#config, this.#callOf(op, given, options), options ?? {}, sink);
     } catch (error) {
       data = Promise.reject(error);
     }
@@ -144,15 +145,15 @@ export class RequestHub implements Hub {
       }
       this.#names.set(op.operationId, names);
     }
-    if (params.query) checkKnownKeys(params.query, names.query, "query");
-    if (params.path) checkKnownKeys(params.path, names.path, "path");
+    // Nothing to check in a query or path left out (checkKnownKeys goes through no key of undefined).
+    checkKnownKeys(params.query, names.query, "query");
+    checkKnownKeys(params.path, names.path, "path");
   }
 
-  #callOf(op: Operation, params: CallParams | undefined, options: RequestOptions | undefined) {
+  #callOf(op: Operation, params: CallParams, options: RequestOptions | undefined) {
     const config = this.#config;
     const baseUrl = config.hostUrl(op.host);
-    const path = params?.path;
-    const query = params?.query;
+    const { path, query } = params;
     const own = options?.headers;
     const headers = mergeHeaders(config.headers, own);
     const location = { path, query };
@@ -168,7 +169,8 @@ export class RequestHub implements Hub {
         response: op.response,
         baseUrl,
         params: location,
-        body: params?.body === undefined ? undefined : JSON.stringify(params.body),
+        // JSON.stringify(undefined) is undefined: no body.
+        body: JSON.stringify(params.body) as string | undefined,
         headers,
         maxResponseSize: options?.maxResponseSize ?? config.policy.maxResponseSize,
       },

@@ -57,25 +57,15 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
   const idempotent = options.idempotent ?? (call.method === "GET" || call.method === "PUT");
   const signal = options.signal;
   const deadlineAt = performance.now() + (deadline ?? Infinity);
-  const limits: AttemptLimits = { timeout, deadline: deadline === undefined ? undefined : { ms: deadline, at: deadlineAt } };
+  // With no deadline it ends at Infinity: an attempt arms no timer for it, and its `ms` is never shown.
+  const limits: AttemptLimits = { timeout, deadline: { ms: deadline ?? Infinity, at: deadlineAt } };
   let retries = 0;
   let throttles = 0;
 
   for (let number = 1; ; number++) {
     if (signal?.aborted) throw APIUserAbortError.of(signal);
-    let info: AttemptInfo | undefined;
-    if (plugins.length) {
-      info = {
-        operationId: call.operationId,
-        method: call.method,
-        path: call.path,
-        origin: call.request.baseUrl,
-        attempt: number,
-        idempotent,
-        signal,
-      };
-      for (const plugin of plugins) await plugin.beforeAttempt?.(info);
-    }
+    const info = infoOf(call, number, idempotent, signal);
+    for (const plugin of plugins) await plugin.beforeAttempt?.(info);
     const started = performance.now();
     if (started >= deadlineAt) {
       const where = { operationId: call.operationId, method: call.method, path: call.path, url: withoutUserinfo(call.url()) };
@@ -95,7 +85,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
       };
       log.write("debug", `← ${call.method} ${call.path}`, details, attempt.allSecrets());
     }
-    if (info) for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
+    for (const plugin of plugins) plugin.afterAttempt?.(info, outcome);
     if (!outcome.error) {
       sink.response = outcome.response;
       return outcome.data;
@@ -140,7 +130,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
       continue;
     }
     throttles = 0;
-    const decision = chosen ?? defaultRetry(info ?? infoOf(call, number, idempotent, signal), outcome, policy, retries);
+    const decision = chosen ?? defaultRetry(info, outcome, policy, retries);
     if (!decision.retry) {
       const overCap = (decision as { overCap?: number }).overCap;
       if (overCap !== undefined)
@@ -172,8 +162,7 @@ export async function send(config: SendConfig, call: Call, options: JobRequestOp
 }
 
 /** The first plugin's decision on a failed attempt, if one decides. */
-function decide(info: AttemptInfo | undefined, outcome: AttemptOutcome, plugins: readonly RequestPlugin[]): RetryDecision | undefined {
-  if (!info) return undefined;
+function decide(info: AttemptInfo, outcome: AttemptOutcome, plugins: readonly RequestPlugin[]): RetryDecision | undefined {
   for (const plugin of plugins) {
     const decision = plugin.retry?.(info, outcome);
     if (decision) return decision;

@@ -4,6 +4,7 @@
 // happy-eyeballs connects give, causes without a message, chains that go deep or loop), from a caller's `fetch`.
 import { describe, expect, it } from "vitest";
 import { APIConnectionError, OrgAgent } from "../../src/index.js";
+import { successExample } from "../support/spec.js";
 import { rejection, unusedPort } from "./support.js";
 
 const BASE = "http://127.0.0.1:9";
@@ -166,5 +167,67 @@ describe("a fetch that resolves to something that is not a Response", () => {
       process.off("unhandledRejection", onUnhandled);
     }
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe("the signal a failed attempt gave the caller's fetch", () => {
+  it.each([
+    ["rejects", () => Promise.reject(new TypeError("fetch failed"))],
+    ["resolves to something that is not a Response", () => Promise.resolve({} as Response)],
+  ])("is aborted once the call has failed, when that fetch %s: whatever it started with the signal stops", async (_, answer) => {
+    const signals: AbortSignal[] = [];
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: BASE,
+      fetch: (_input, init) => {
+        signals.push(init!.signal!);
+        return answer();
+      },
+      maxRetries: 0,
+      logLevel: "off",
+    });
+    expect(await rejection(client.computers.get("cmp_1"))).toBeInstanceOf(APIConnectionError);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+});
+
+describe("the signal of an attempt whose answer was read", () => {
+  /** A client whose fetch answers `respond()` and records the signal it was given. */
+  function answering(respond: () => Response) {
+    const signals: AbortSignal[] = [];
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: BASE,
+      fetch: async (_input, init) => {
+        signals.push(init!.signal!);
+        return respond();
+      },
+      maxRetries: 0,
+      logLevel: "off",
+    });
+    return { client, signals };
+  }
+
+  it("is left alone after a body read to its end: its connection goes back to the pool", async () => {
+    const body = JSON.stringify(successExample("getComputer"));
+    const { client, signals } = answering(() => new Response(body, { headers: { "Content-Type": "application/json" } }));
+    await client.computers.get("cmp_1");
+    expect(signals.map((signal) => signal.aborted)).toEqual([false]);
+  });
+
+  it("is aborted after a body cut off midway, so its connection is closed", async () => {
+    const cutOff = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('{"id":'));
+            controller.error(new Error("socket hang up"));
+          },
+        }),
+        { headers: { "Content-Type": "application/json" } },
+      );
+    const { client, signals } = answering(cutOff);
+    await expect(client.computers.get("cmp_1")).rejects.toThrow("cut off");
+    expect(signals.map((signal) => signal.aborted)).toEqual([true]);
   });
 });

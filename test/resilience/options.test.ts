@@ -261,3 +261,28 @@ describe("rateLimiting", () => {
 it("an APIUserAbortError made without a message says the request was aborted", () => {
   expect(new APIUserAbortError().message).toBe("Request was aborted");
 });
+
+describe("a timeout and a deadline that end at the same moment", () => {
+  it("end the attempt as its timeout: APIConnectionTimeoutError with limit timeout", async () => {
+    // performance.now() faked too, so the call's deadline and its first attempt's timeout start at the same instant.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const client = new OrgAgent({
+        apiKey: "test-key",
+        baseUrl: "http://127.0.0.1:9",
+        timeout: 1_000,
+        deadline: 1_000,
+        maxRetries: 0,
+        logLevel: "off",
+        fetch: () => new Promise(() => {}),
+      });
+      let outcome: unknown;
+      client.computers.get("cmp_1").catch((error: unknown) => (outcome = error));
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(outcome).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(outcome).toMatchObject({ limit: "timeout", ms: 1_000 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

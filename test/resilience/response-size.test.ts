@@ -171,3 +171,27 @@ describe("an error body", () => {
     expect(error).toMatchObject({ status: 503, body: problem, detail: "down for maintenance" });
   });
 });
+
+describe("an answer over the limit after a redirect", () => {
+  it("is not read, and its attempt's signal is aborted to close its connection, though the redirect's body was read", async () => {
+    const signals: AbortSignal[] = [];
+    const base = "http://127.0.0.1:9";
+    const answers = [
+      () => new Response("moved", { status: 302, headers: { Location: `${base}/api/v0/computers/cmp_2` } }),
+      () => new Response("{}", { status: 200, headers: { "Content-Length": String(2 * MB) } }),
+    ];
+    const client = new OrgAgent({
+      apiKey: "test-key",
+      baseUrl: base,
+      maxResponseSize: MB,
+      maxRetries: 0,
+      logLevel: "off",
+      fetch: async (_input, init) => {
+        signals.push(init!.signal!);
+        return answers[signals.length - 1]!();
+      },
+    });
+    await expect(client.computers.get("cmp_1")).rejects.toBeInstanceOf(ResponseTooLargeError);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+  });
+});

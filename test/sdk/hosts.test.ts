@@ -216,3 +216,39 @@ describe("apiKey as a function (rotating tokens)", () => {
     expect(app.requests.map((r) => r.headers.authorization)).toEqual(["Bearer jwt-2"]);
   });
 });
+
+describe("the log level from ORGAGENT_LOG", () => {
+  /** The levels of the lines a client logs for one call, with ORGAGENT_LOG set to `value` and no logLevel option. */
+  async function levelsLogged(value: string): Promise<string[]> {
+    vi.stubEnv("ORGAGENT_LOG", value);
+    const levels: string[] = [];
+    const line = (level: string) => () => void levels.push(level);
+    const logger = { error: line("error"), warn: line("warn"), info: line("info"), debug: line("debug") };
+    const client = new OrgAgent({ apiKey: "test-key", baseUrl: base.url, maxRetries: 0, logger });
+    await client.computers.get("cmp_1");
+    return levels;
+  }
+
+  it("is read in any case: DEBUG logs the debug lines of each request", async () => {
+    expect(await levelsLogged("DEBUG")).toContain("debug");
+  });
+
+  it("set but empty is the same as unset: the default, warn, which logs nothing for a call that succeeds", async () => {
+    expect(await levelsLogged("")).toEqual([]);
+  });
+});
+
+describe("a log level that is not one", () => {
+  it.each([
+    ["the logLevel option", () => new OrgAgent({ apiKey: "test-key", baseUrl: base.url, logLevel: "loud" as never })],
+    [
+      "ORGAGENT_LOG",
+      () => {
+        vi.stubEnv("ORGAGENT_LOG", "loud");
+        return new OrgAgent({ apiKey: "test-key", baseUrl: base.url });
+      },
+    ],
+  ])("from %s is refused at construction, naming the levels", (_, construct) => {
+    expect(construct).toThrow('Invalid logLevel "loud": use off, error, warn, info or debug.');
+  });
+});

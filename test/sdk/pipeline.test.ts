@@ -472,3 +472,33 @@ describe("plugins: the seam of a rate controller", () => {
     expect(server.requests.length).toBeLessThan(50);
   });
 });
+
+describe("the caller's fetch, with and without middleware", () => {
+  /** A fetch that records the first argument of each call, then fetches it. */
+  function recordingFetch() {
+    const inputs: Array<string | URL | Request> = [];
+    const fetcher: typeof fetch = (input, init) => {
+      inputs.push(input);
+      return fetch(input, init);
+    };
+    return { inputs, fetcher };
+  }
+
+  it("a client with no middleware hands its fetch the URL as a string: no Request is built for it", async () => {
+    const server = await scripted();
+    const { inputs, fetcher } = recordingFetch();
+    await clientOn(server, { fetch: fetcher }).computers.get("cmp_1");
+    expect(inputs).toEqual([`${server.url}/api/v0/computers/cmp_1`]);
+  });
+
+  it("with middleware added, its fetch is handed the Request the middleware saw", async () => {
+    const server = await scripted();
+    const { inputs, fetcher } = recordingFetch();
+    const client = clientOn(server, { fetch: fetcher });
+    client.use(recorder().middleware);
+    await client.computers.get("cmp_1");
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toBeInstanceOf(Request);
+    expect((inputs[0] as Request).url).toBe(`${server.url}/api/v0/computers/cmp_1`);
+  });
+});

@@ -79,3 +79,13 @@ describe("a list's request options reach every request", () => {
     expect(pages.map(({ headers }) => headers.get("x-export"))).toEqual(pages.map(() => `run-${concurrency}`));
   });
 });
+
+describe("client.request with no parameters", () => {
+  it("an operation with a required path parameter rejects with the ValidationError that names it, nothing sent", async () => {
+    sent = [];
+    const error = await (client.request as (id: string) => Promise<unknown>)("getComputer").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ field: "path.computerId", rule: "required" });
+    expect(sent).toEqual([]);
+  });
+});

@@ -98,3 +98,12 @@ describe("refused with the key that was meant", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe("client.request's path parameters", () => {
+  it("a path parameter the operation does not have is refused, with the one it has, nothing sent", async () => {
+    const before = server.requests.length;
+    const error = await refusal(() => client.request("getComputer", loose({ path: { computerID: "cmp_1" } })));
+    expect(error).toMatchObject({ field: "path.computerID", rule: "unknownKey", bound: "computerId" });
+    expect(server.requests.length).toBe(before);
+  });
+});

@@ -331,3 +331,13 @@ group("validateCall", () => {
     expect(refusal(() => validateCall(rules, { path: { id: "1" }, body: {} }))?.field).toBe("body.name");
   });
 });
+
+group("object keywords on other values", () => {
+  it("required and properties constrain only an object: a rule with no type lets a string, a number or an array pass", () => {
+    // JSON Schema applies `required` and `properties` to objects alone; a string has a `length` but no properties.
+    const rule: FieldRule = { required: ["length"], properties: { length: { type: "integer", maximum: 1 } } };
+    expect(["abc", 42, [1, 2, 3]].map((value) => verdict(rule, value))).toEqual([undefined, undefined, undefined]);
+    expect(verdict(rule, {})).toContain("(required)");
+    expect(verdict(rule, { length: 3 })).toContain("an integer <= 1");
+  });
+});
