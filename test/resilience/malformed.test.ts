@@ -209,3 +209,23 @@ describe("a body cut off in transfer", () => {
     }
   });
 });
+
+describe("numeric required fields that are numbers", () => {
+  const check = (kind: string, body: unknown) =>
+    parseSuccess({ type: "object", required: { count: kind } }, 200, new Headers(json), JSON.stringify(body), { where: () => undefined });
+
+  it("an integer or a number field holding a number passes as it came", () => {
+    expect([check("integer", { count: 3 }), check("number", { count: 1.5 })]).toEqual([{ data: { count: 3 } }, { data: { count: 1.5 } }]);
+  });
+});
+
+describe("answers the spec does not document as an object", () => {
+  const parse = (shape: Parameters<typeof parseSuccess>[0], text: string) =>
+    parseSuccess(shape, 200, new Headers(json), text, { where: () => undefined });
+
+  it("an array answer, or one with no documented shape, only has to be JSON", () => {
+    expect(parse({ type: "array" }, "[1,2]")).toEqual({ data: [1, 2] });
+    expect(parse(undefined, '"ok"')).toEqual({ data: "ok" });
+    expect(parse(undefined, "[]")).toEqual({ data: [] });
+  });
+});

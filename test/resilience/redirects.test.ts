@@ -390,3 +390,13 @@ describe("a custom fetch that follows redirects itself (undici's, as Node 22+ bu
     expect(target.requests[0]!.headers.authorization).toBeUndefined();
   });
 });
+
+describe("a 3xx without a Location", () => {
+  it("is not followed: one request, and the error is the answer's own, not a refused redirect", async () => {
+    const server = await serve(() => ({ status: 302 }));
+    const error = await rejection(clientOn(server.url).computers.get("cmp_1"));
+    expect(error).not.toBeInstanceOf(RedirectError);
+    expect(error.status).toBe(302);
+    expect(server.requests).toHaveLength(1);
+  });
+});

@@ -195,3 +195,14 @@ describe("an answer over the limit after a redirect", () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
   });
 });
+
+describe("a Content-Length announced at the cap", () => {
+  it("is read: only a length over maxResponseSize is refused unread", async () => {
+    const size = 64 * 1024;
+    const body = computerOfSize(size);
+    const server = await serve((res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(size) }).end(body),
+    );
+    await expect(clientOf(server, { maxResponseSize: size }).computers.get("cmp_1")).resolves.toEqual(JSON.parse(body));
+  });
+});
