@@ -134,6 +134,22 @@ describe("a non-JSON error body", () => {
     expect(apiError.requestId).toBe("req_gateway_1");
     expect(gateway.requests).toHaveLength(1);
   });
+
+  it("shows a text body on one line: its runs of spaces and line breaks as one space, none at its ends", async () => {
+    const plain = await startLoopback(() => ({
+      status: 503,
+      headers: { "content-type": "text/plain" },
+      body: "\n  upstream   timed out,\n\n\ttry again  \n",
+    }));
+    try {
+      const client = new OrgAgent({ apiKey: "k", baseUrl: plain.url, maxRetries: 0, logLevel: "off" });
+      const error = (await client.computers.get("cmp_1").catch((e: unknown) => e)) as APIError;
+      expect(error.message).toContain("503: upstream timed out, try again");
+      expect(error.message).not.toMatch(/\s{2}|\n/);
+    } finally {
+      await plain.close();
+    }
+  });
 });
 
 describe("a problem body whose title or detail is not text", () => {
