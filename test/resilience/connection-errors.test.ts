@@ -144,6 +144,8 @@ describe("a fetch that resolves to something that is not a Response", () => {
     ["null", null],
     ["an empty object", {}],
     ["a number", 42],
+    // A status alone is not a Response: the headers are read from it too.
+    ["a status with no headers", { status: 200 }],
   ])("%s: the call rejects with an APIConnectionError that says so, and nothing is left to reject unhandled", async (_, answer) => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -1,5 +1,5 @@
-// Edges of the transport (src/core/transport.ts): what it takes for a Response from a caller's fetch, and a caller's
-// own `redirect` on client.raw left to fetch.
+// Edges of the transport (src/core/transport.ts): what a caller's fetch is given, redirects to other origins, and a
+// caller's own `redirect` on client.raw left to fetch. (What it takes for a Response: connection-errors.test.ts.)
 import { afterEach, describe, expect, it } from "vitest";
 import { APIConnectionError, APIUserAbortError, OrgAgent } from "../../src/index.js";
 import { startLoopback, type Loopback } from "../sdk/support/loopback.js";
@@ -9,23 +9,6 @@ import { rejection } from "./support.js";
 const servers: Loopback[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-describe("what the transport takes for a Response", () => {
-  it("an answer with a numeric status but no headers is not one: a connection error saying so", async () => {
-    const client = new OrgAgent({
-      apiKey: "test-key",
-      baseUrl: "http://127.0.0.1:9",
-      fetch: async () => ({ status: 200 }) as never,
-      maxRetries: 0,
-      logLevel: "off",
-    });
-    const error = await rejection(client.computers.get("cmp_1"));
-    expect(error).toBeInstanceOf(APIConnectionError);
-    expect(error.message).toBe(
-      "Connection error: fetch did not resolve to a Response [getComputer: GET http://127.0.0.1:9/api/v0/computers/cmp_1]",
-    );
-  });
 });
 
 describe("what the caller's fetch is given", () => {
